@@ -1,0 +1,265 @@
+"""Statistics for `span-client report`: accuracy counts, bootstrap significance (paper Appendix C),
+judge agreement (paper Appendix B).
+
+The bootstrap is exact resampling with replacement, vectorised.  For data with few distinct values
+(0/1 correctness, or -1/0/+1 paired differences) the counts of each value in a resample of size n follow
+Multinomial(n, counts / n) -- drawing them directly is the same distribution as drawing n indices, in
+O(resamples) instead of O(resamples * n).  Other data falls back to chunked index resampling.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+N_RESAMPLES = 10_000
+DEFAULT_SEED = 20250701
+_FEW_VALUES = 64          # multinomial shortcut up to this many distinct values
+_CHUNK_CELLS = 20_000_000  # index-resampling memory bound (cells per chunk)
+
+
+# ---------------------------------------------------------------------------------------- counts
+def is_error(rec: dict) -> bool:
+    return bool(rec.get("error")) or rec.get("stop_reason") == "error"
+
+
+def rules_verdict(rec: dict) -> str | None:
+    v = (rec.get("verdicts") or {}).get("rules")
+    return v.get("verdict") if isinstance(v, dict) else None
+
+
+def llm_verdict(rec: dict) -> str | None:
+    v = (rec.get("verdicts") or {}).get("llm")
+    return v.get("verdict") if isinstance(v, dict) else None
+
+
+def primary_verdict(rec: dict) -> str | None:
+    judge = rec.get("primary_judge") or "rules"
+    v = (rec.get("verdicts") or {}).get(judge)
+    return v.get("verdict") if isinstance(v, dict) else None
+
+
+def count(records: Iterable[dict]) -> dict:
+    """Accuracy with its denominator stated: accuracy = n_correct / n_scored.
+
+    Unscored (correct is null), provider errors and NOT_ATTEMPTED verdicts are counted separately;
+    unscored ones are never counted as wrong.  NOT_ATTEMPTED answers that the judge scored are wrong
+    (they are in n_scored) -- the count says how many of the wrong ones they are.
+    """
+    n = n_scored = n_correct = n_errors = n_na = n_max_turns = 0
+    for r in records:
+        n += 1
+        c = r.get("correct")
+        if c is True:
+            n_scored += 1
+            n_correct += 1
+        elif c is False:
+            n_scored += 1
+        if is_error(r):
+            n_errors += 1
+        if primary_verdict(r) == "NOT_ATTEMPTED" or (
+                primary_verdict(r) is None and rules_verdict(r) == "NOT_ATTEMPTED"):
+            n_na += 1
+        if r.get("stop_reason") == "max_turns":
+            n_max_turns += 1
+    return {
+        "n": n, "n_scored": n_scored, "n_correct": n_correct, "n_unscored": n - n_scored,
+        "n_errors": n_errors, "n_not_attempted": n_na, "n_max_turns": n_max_turns,
+        "accuracy": (n_correct / n_scored) if n_scored else None,
+        "ci95": list(wilson_interval(n_correct, n_scored)) if n_scored else None,
+    }
+
+
+def wilson_interval(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion (used for error bars only)."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# ------------------------------------------------------------------------------------- bootstrap
+def derive_rng(seed: int, label: str) -> np.random.Generator:
+    """An independent, reproducible generator per comparison: adding or removing one comparison
+    does not change the numbers of the others."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF,
+                                                         zlib.crc32(label.encode("utf-8"))]))
+
+
+def resample_means(values: Sequence[float] | np.ndarray, n_resamples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Means of `n_resamples` bootstrap resamples (with replacement, size n) of `values`."""
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    if n == 0:
+        return np.full(n_resamples, np.nan)
+    uniq, counts = np.unique(x, return_counts=True)
+    if uniq.size <= _FEW_VALUES:
+        draws = rng.multinomial(n, counts / n, size=n_resamples)  # (B, k)
+        return draws @ uniq / n
+    out = np.empty(n_resamples)
+    step = max(1, _CHUNK_CELLS // n)
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        out[start:stop] = x[idx].mean(axis=1)
+    return out
+
+
+@dataclass
+class BootstrapResult:
+    label: str
+    kind: str                  # "unpaired" | "paired"
+    n_a: int
+    n_b: int
+    mean_a: float | None
+    mean_b: float | None
+    mean_difference: float | None   # mean_a - mean_b
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    n_resamples: int
+    seed: int
+    note: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _p_two_sided(null_stats: np.ndarray, observed: float) -> float:
+    # add-one so that p is never reported as exactly 0 from a finite number of resamples
+    hits = int(np.count_nonzero(np.abs(null_stats) >= abs(observed) - 1e-12))
+    return (hits + 1) / (null_stats.size + 1)
+
+
+def bootstrap_unpaired(a: Sequence[float], b: Sequence[float], *, label: str = "",
+                       n_resamples: int = N_RESAMPLES, seed: int = DEFAULT_SEED) -> BootstrapResult:
+    """Difference of means mean(a) - mean(b) between two independent groups.
+
+    CI: percentile interval of the bootstrap distribution (each group resampled on its own).
+    p-value: two-sided, from the null distribution obtained by resampling both groups from the
+    pooled sample (no difference), p = (1 + #|null| >= |observed|) / (1 + resamples).
+    """
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if xa.size == 0 or xb.size == 0:
+        return BootstrapResult(label, "unpaired", int(xa.size), int(xb.size),
+                               float(xa.mean()) if xa.size else None,
+                               float(xb.mean()) if xb.size else None,
+                               None, None, None, None, n_resamples, seed, "a group is empty")
+    rng = derive_rng(seed, label)
+    obs = float(xa.mean() - xb.mean())
+    diffs = resample_means(xa, n_resamples, rng) - resample_means(xb, n_resamples, rng)
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    pooled = np.concatenate([xa, xb])
+    null = (_resample_from(pooled, xa.size, n_resamples, rng)
+            - _resample_from(pooled, xb.size, n_resamples, rng))
+    return BootstrapResult(label, "unpaired", int(xa.size), int(xb.size), float(xa.mean()),
+                           float(xb.mean()), obs, float(lo), float(hi),
+                           _p_two_sided(null, obs), n_resamples, seed)
+
+
+def _resample_from(pool: np.ndarray, size: int, n_resamples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Means of resamples of `size` drawn with replacement from `pool`."""
+    uniq, counts = np.unique(pool, return_counts=True)
+    if uniq.size <= _FEW_VALUES:
+        return rng.multinomial(size, counts / pool.size, size=n_resamples) @ uniq / size
+    out = np.empty(n_resamples)
+    step = max(1, _CHUNK_CELLS // max(size, 1))
+    for start in range(0, n_resamples, step):
+        stop = min(n_resamples, start + step)
+        out[start:stop] = pool[rng.integers(0, pool.size, size=(stop - start, size))].mean(axis=1)
+    return out
+
+
+def bootstrap_paired(a: Sequence[float], b: Sequence[float], *, label: str = "",
+                     n_resamples: int = N_RESAMPLES, seed: int = DEFAULT_SEED) -> BootstrapResult:
+    """Paired difference mean(a_i - b_i) over the same instances (a[i] and b[i] belong together).
+
+    CI: percentile interval of resampled mean differences (instances resampled, pairs kept).
+    p-value: two-sided, null distribution from the differences centred on zero.
+    """
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if xa.shape != xb.shape:
+        raise ValueError(f"paired samples differ in length: {xa.size} vs {xb.size}")
+    if xa.size == 0:
+        return BootstrapResult(label, "paired", 0, 0, None, None, None, None, None, None,
+                               n_resamples, seed, "no instance in common")
+    rng = derive_rng(seed, label)
+    d = xa - xb
+    obs = float(d.mean())
+    means = resample_means(d, n_resamples, rng)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    null = means - obs  # resampling the centred differences d - mean(d) is exactly this shift
+    return BootstrapResult(label, "paired", int(xa.size), int(xb.size), float(xa.mean()),
+                           float(xb.mean()), obs, float(lo), float(hi), _p_two_sided(null, obs),
+                           n_resamples, seed)
+
+
+def format_p(p: float | None, n_resamples: int = N_RESAMPLES) -> str:
+    if p is None:
+        return "n/a"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"{p:.3f}"
+
+
+# ------------------------------------------------------------------------------------ agreement
+def _local_cohen_kappa(a: Sequence, b: Sequence) -> float:
+    if len(a) != len(b):
+        raise ValueError("kappa needs two label lists of equal length")
+    n = len(a)
+    if n == 0:
+        return math.nan
+    labels = sorted(set(a) | set(b), key=str)
+    po = sum(x == y for x, y in zip(a, b)) / n
+    pe = sum((list(a).count(l) / n) * (list(b).count(l) / n) for l in labels)
+    if pe >= 1.0:
+        return 1.0 if po >= 1.0 else math.nan
+    return (po - pe) / (1 - pe)
+
+
+def cohen_kappa(a: Sequence, b: Sequence) -> tuple[float, str]:
+    """Cohen's kappa; from the judges package when it is installed, else a local implementation.
+    Returns (kappa, source)."""
+    try:
+        from client.judges.agreement import cohen_kappa as judges_kappa  # type: ignore
+    except Exception:  # noqa: BLE001 -- module absent or broken: local fallback
+        return _local_cohen_kappa(a, b), "local"
+    try:
+        return float(judges_kappa(list(a), list(b))), "client.judges.agreement"
+    except Exception:  # noqa: BLE001
+        return _local_cohen_kappa(a, b), "local"
+
+
+def judge_agreement(records: Iterable[dict]) -> dict | None:
+    """Rules vs LLM judge on the records where both produced a verdict (binary correct / not).
+
+    Rules NOT_ATTEMPTED counts as not correct; LLM UNSCORED is left out (and counted)."""
+    rules, llm = [], []
+    n_unscored = 0
+    for r in records:
+        rv, lv = rules_verdict(r), llm_verdict(r)
+        if rv is None or lv is None:
+            continue
+        if lv == "UNSCORED":
+            n_unscored += 1
+            continue
+        rules.append(rv == "CORRECT")
+        llm.append(lv == "CORRECT")
+    if not rules and not n_unscored:
+        return None
+    n = len(rules)
+    agree = sum(x == y for x, y in zip(rules, llm))
+    kappa, source = cohen_kappa(rules, llm) if n else (math.nan, "local")
+    return {"n": n, "n_agree": agree, "raw_agreement": (agree / n) if n else None,
+            "cohen_kappa": None if (isinstance(kappa, float) and math.isnan(kappa)) else kappa,
+            "kappa_source": source, "n_llm_unscored": n_unscored,
+            "rules_correct": sum(rules), "llm_correct": sum(llm)}

@@ -1,0 +1,88 @@
+"""Date arithmetic inside any calendar: integer steps on the day number, month and year steps
+along the calendar's real month sequence (Chinese leap months, Hebrew Adar I/II)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
+from .dates import CalendarDate, _as_int
+from .errors import CalendarError
+
+
+@dataclass(frozen=True)
+class Shifted:
+    date: CalendarDate
+    clamped: bool
+    note: str | None
+
+
+def _clamp(cal, year: int, month, day: int, notes: list[str]) -> tuple[int, bool]:
+    if day > month.length:
+        notes.append(f"day {day} does not exist in {cal.title} month "
+                     f"{cal.month_label(year, month.number, month.is_leap)} of {year} "
+                     f"({month.length} days); clamped to day {month.length}")
+        return month.length, True
+    return day, False
+
+
+def _add_years(d: CalendarDate, n: int, notes: list[str]) -> tuple[CalendarDate, bool]:
+    cal = get_calendar(d.calendar)
+    y = d.year + n
+    lay = cal.check_year(y)
+    month = lay.find(d.month, d.is_leap_month)
+    if month is None and d.is_leap_month:
+        month = lay.find(d.month, False)
+        notes.append(f"{cal.title} year {y} has no leap month {d.month}; used the regular month {d.month}")
+    elif month is None and cal.name == "hebrew" and d.month == 13:
+        month = lay.find(12, False)
+        notes.append(f"Hebrew year {y} is not a leap year; Adar II became Adar")
+    if month is None:  # cannot happen for the six calendars, kept as a guard for new ones
+        raise CalendarError(f"{cal.title} year {y} has no month {d.month}")
+    day, clamped = _clamp(cal, y, month, d.day, notes)
+    return CalendarDate(cal.name, y, month.number, day, month.is_leap), clamped
+
+
+def _add_months(d: CalendarDate, n: int, notes: list[str]) -> tuple[CalendarDate, bool]:
+    cal = get_calendar(d.calendar)
+    y = d.year
+    months = cal.check_year(y).months
+    i = next(k for k, m in enumerate(months) if m.number == d.month and m.is_leap == d.is_leap_month)
+    i += n
+    while i < 0:
+        y -= 1
+        months = cal.check_year(y).months
+        i += len(months)
+    while i >= len(months):
+        i -= len(months)
+        y += 1
+        months = cal.check_year(y).months
+    month = months[i]
+    day, clamped = _clamp(cal, y, month, d.day, notes)
+    return CalendarDate(cal.name, y, month.number, day, month.is_leap), clamped
+
+
+def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0) -> Shifted:
+    """Years first, then months (clamping the day to the month's length), then weeks and days."""
+    days, weeks = _as_int(days, "days"), _as_int(weeks, "weeks")
+    months, years = _as_int(months, "months"), _as_int(years, "years")
+    notes: list[str] = []
+    clamped = False
+    cur = d
+    if years:
+        cur, c = _add_years(cur, years, notes)
+        clamped |= c
+    if months:
+        cur, c = _add_months(cur, months, notes)
+        clamped |= c
+    n = cur.ordinal + days + 7 * weeks
+    if not MIN_ORDINAL <= n <= MAX_ORDINAL or not MIN_ORDINAL <= cur.ordinal <= MAX_ORDINAL:
+        cal = get_calendar(d.calendar)
+        raise CalendarError(f"the result falls outside the supported range; {cal.range_text()}")
+    cur = CalendarDate.from_ordinal(d.calendar, n)
+    return Shifted(cur, clamped, "; ".join(notes) or None)
+
+
+def date_difference(a: CalendarDate, b: CalendarDate) -> int:
+    """b minus a, in days; the two dates may be in different calendars."""
+    return b.ordinal - a.ordinal

@@ -1,0 +1,51 @@
+"""The calendar registry. Adding a calendar: one module with a `CALENDAR`, and one line below."""
+
+import re
+
+from ..errors import CalendarError
+from .base import MAX_ORDINAL, MIN_ORDINAL, Calendar
+from . import gregorian, chinese_lunar, islamic, hebrew, shaka, persian
+
+REGISTRY: dict[str, Calendar] = {
+    c.name: c
+    for c in (
+        gregorian.CALENDAR,
+        chinese_lunar.CALENDAR,
+        islamic.CALENDAR,
+        hebrew.CALENDAR,
+        shaka.CALENDAR,
+        persian.CALENDAR,
+    )
+}
+
+CALENDAR_NAMES: tuple[str, ...] = tuple(REGISTRY)
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-']+", " ", name.strip().lower()).removesuffix(" calendar").strip()
+
+
+_ALIASES = {_key(a): c.name for c in REGISTRY.values() for a in (c.name, *c.aliases)}
+
+
+def get_calendar(name: str) -> Calendar:
+    """Resolve a calendar name or alias (case-insensitive) to its calendar."""
+    if isinstance(name, Calendar):
+        return name
+    if not isinstance(name, str) or not name.strip():
+        raise CalendarError(f"calendar name must be a non-empty string, got {name!r}; "
+                            f"valid calendars: {', '.join(CALENDAR_NAMES)}")
+    canonical = _ALIASES.get(_key(name))
+    if canonical is None:
+        raise CalendarError(f"unknown calendar {name!r}; valid calendars: {', '.join(CALENDAR_NAMES)} "
+                            f"(aliases such as 'lunar', 'chinese', 'hijri', 'jewish', 'saka', "
+                            f"'jalali' are accepted)")
+    return REGISTRY[canonical]
+
+
+def canonical_name(name: str) -> str:
+    return get_calendar(name).name
+
+
+__all__ = ["REGISTRY", "CALENDAR_NAMES", "Calendar", "get_calendar", "canonical_name",
+           "MIN_ORDINAL", "MAX_ORDINAL"]

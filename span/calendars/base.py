@@ -1,0 +1,177 @@
+"""The interface every calendar implements, and the generic machinery built on it.
+
+A calendar module only has to describe each of its years: the day number on which the year
+starts and the sequence of its months (number, leap flag, length). Conversion to and from the
+day number, validation, month stepping and rendering are derived here, so they are identical
+for every calendar and a new calendar is one small module.
+
+Day numbers are proleptic Gregorian ordinals (`datetime.date.toordinal()`, 0001-01-01 = 1).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+from ..errors import CalendarError
+
+# The window in which every calendar is defined, so that any date can be shown in all six.
+# LunarCalendar's tables bound it (they are reliable for lunar years 1888-2111); 1900-2100
+# is the range the test oracles cover day by day.
+MIN_ORDINAL = date(1900, 1, 1).toordinal()
+MAX_ORDINAL = date(2100, 12, 31).toordinal()
+
+JD_ORDINAL_OFFSET = 1721424.5  # julian day (convertdate) = ordinal + offset
+
+
+def jd_to_ordinal(jd: float) -> int:
+    return int(jd - JD_ORDINAL_OFFSET)
+
+
+def ordinal_to_jd(n: int) -> float:
+    return n + JD_ORDINAL_OFFSET
+
+
+@dataclass(frozen=True)
+class Month:
+    number: int
+    is_leap: bool
+    length: int
+    start: int  # ordinal of day 1
+
+
+@dataclass(frozen=True)
+class YearLayout:
+    year: int
+    start: int
+    months: tuple[Month, ...]
+
+    @property
+    def end(self) -> int:  # ordinal of the first day of the next year
+        last = self.months[-1]
+        return last.start + last.length
+
+    def find(self, month: int, is_leap: bool) -> Month | None:
+        for m in self.months:
+            if m.number == month and m.is_leap == is_leap:
+                return m
+        return None
+
+
+def build_layout(year: int, start: int, months: list[tuple[int, bool, int]]) -> YearLayout:
+    out, cur = [], start
+    for number, leap, length in months:
+        out.append(Month(number, leap, length, cur))
+        cur += length
+    return YearLayout(year, start, tuple(out))
+
+
+class Calendar:
+    """Subclasses set the class attributes and implement `_layout` and `_approx_year`."""
+
+    name: str = ""
+    title: str = ""
+    aliases: tuple[str, ...] = ()
+    has_leap_months: bool = False  # True where a leap month repeats a month number (Chinese)
+    month_names: dict[int, str] = {}
+    # Extra spellings accepted when parsing, mapped to month numbers.
+    month_name_variants: dict[str, int] = {}
+    numeric_display: bool = False  # Gregorian and Chinese lunar dates are written "Y-M-D"
+    description: str = ""
+
+    # ---- what a calendar module provides -------------------------------------------------
+    def _layout(self, year: int) -> YearLayout:
+        raise NotImplementedError
+
+    def _approx_year(self, ordinal: int) -> int:
+        raise NotImplementedError
+
+    def month_name(self, year: int, month: int, is_leap: bool = False) -> str:
+        return self.month_names.get(month, str(month))
+
+    # ---- derived ----------------------------------------------------------------------------
+    def __init__(self) -> None:
+        self.layout = lru_cache(maxsize=None)(self._layout)
+        lo, hi = self.year_of(MIN_ORDINAL), self.year_of(MAX_ORDINAL)
+        self.min_year, self.max_year = lo, hi
+        self.min_date = self.from_ordinal(MIN_ORDINAL)
+        self.max_date = self.from_ordinal(MAX_ORDINAL)
+
+    def year_of(self, ordinal: int) -> int:
+        y = self._approx_year(ordinal)
+        while self.layout(y).start > ordinal:
+            y -= 1
+        while self.layout(y).end <= ordinal:
+            y += 1
+        return y
+
+    def range_text(self) -> str:
+        lo, hi = self.min_date, self.max_date
+        return (f"supported {self.title} dates: {self.format(*lo)} … {self.format(*hi)} "
+                f"(Gregorian 1900-01-01 … 2100-12-31)")
+
+    def check_year(self, year: int) -> YearLayout:
+        if isinstance(year, bool) or not isinstance(year, int):
+            raise CalendarError(f"{self.title} year must be an integer, got {year!r}")
+        if not self.min_year <= year <= self.max_year:
+            raise CalendarError(f"{self.title} year {year} is out of range; {self.range_text()}")
+        return self.layout(year)
+
+    def describe_months(self, lay: YearLayout) -> str:
+        parts = [f"{m.number}{'(leap)' if m.is_leap else ''}={m.length}" for m in lay.months]
+        return ", ".join(parts)
+
+    def check_month(self, year: int, month: int, is_leap: bool = False) -> Month:
+        lay = self.check_year(year)
+        if isinstance(month, bool) or not isinstance(month, int):
+            raise CalendarError(f"{self.title} month must be an integer, got {month!r}")
+        m = lay.find(month, bool(is_leap))
+        if m is None:
+            raise CalendarError(self._month_error(lay, month, bool(is_leap)))
+        return m
+
+    def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
+        numbers = sorted({m.number for m in lay.months})
+        return (f"{self.title} year {lay.year} has no month {month}; "
+                f"valid months are {numbers[0]}–{numbers[-1]}")
+
+    def validate(self, year: int, month: int, day: int, is_leap: bool = False) -> int:
+        """Return the ordinal of a valid date, or raise CalendarError saying what is valid."""
+        m = self.check_month(year, month, is_leap)
+        if isinstance(day, bool) or not isinstance(day, int):
+            raise CalendarError(f"{self.title} day must be an integer, got {day!r}")
+        if not 1 <= day <= m.length:
+            raise CalendarError(
+                f"{self.title} month {self.month_label(year, month, is_leap)} of year {year} has {m.length} days; "
+                f"day {day} does not exist (valid: 1–{m.length})")
+        n = m.start + day - 1
+        if not MIN_ORDINAL <= n <= MAX_ORDINAL:
+            raise CalendarError(f"{self.format(year, month, day, is_leap)} is out of range; "
+                                f"{self.range_text()}")
+        return n
+
+    def month_label(self, year: int, month: int, is_leap: bool = False) -> str:
+        if not self.month_names:
+            return f"{'leap ' if is_leap else ''}{month}"
+        return f"{month} ({self.month_name(year, month, is_leap)})"
+
+    def to_ordinal(self, year: int, month: int, day: int, is_leap: bool = False) -> int:
+        return self.validate(year, month, day, is_leap)
+
+    def from_ordinal(self, ordinal: int) -> tuple[int, int, int, bool]:
+        lay = self.layout(self.year_of(ordinal))
+        starts = [m.start for m in lay.months]
+        i = bisect.bisect_right(starts, ordinal) - 1
+        m = lay.months[i]
+        return lay.year, m.number, ordinal - m.start + 1, m.is_leap
+
+    def months_of(self, year: int) -> tuple[Month, ...]:
+        return self.check_year(year).months
+
+    def format(self, year: int, month: int, day: int, is_leap: bool = False) -> str:
+        """The written form used in questions and answers."""
+        if self.numeric_display:
+            return f"{year}-{'leap' if is_leap else ''}{month}-{day}"
+        return f"{day} {self.month_name(year, month, is_leap)} {year}"

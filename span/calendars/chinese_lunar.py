@@ -1,0 +1,69 @@
+"""Chinese lunar (lunisolar) calendar, from LunarCalendar's tables.
+
+LunarCalendar encodes each lunar year as the Gregorian date of its New Year plus one bit per month
+(30 or 29 days) and the number of the leap month, if any. Reading those tables directly gives the
+whole year layout at once; it is cross-checked day by day against borax in the tests.
+A leap month follows the regular month of the same number.
+"""
+
+from datetime import date
+
+from lunarcalendar.converter import Converter, GetBitInt
+
+from .base import Calendar, YearLayout, build_layout
+from ..errors import CalendarError
+
+_FIRST = Converter.lunar_month_days[0]
+_LAST = _FIRST + len(Converter.lunar_month_days) - 2
+
+
+def leap_month(year: int) -> int:
+    return GetBitInt(Converter.lunar_month_days[year - _FIRST], 4, 13)
+
+
+class ChineseLunar(Calendar):
+    name = "chinese_lunar"
+    title = "Chinese lunar"
+    aliases = ("chinese_lunar", "chinese lunar", "lunar", "chinese", "nongli", "nong li", "yinli",
+               "chinese lunisolar", "lunisolar", "china", "chinese calendar", "lunar calendar")
+    has_leap_months = True
+    numeric_display = True
+    description = ("Chinese lunar (lunisolar) calendar as LunarCalendar computes it; dates written Y-M-D "
+                   "with the lunar year number equal to the Gregorian year in which its New Year falls. "
+                   "A leap month repeats the number of the month before it: pass is_lunar_leap_month=true "
+                   "for it; written '2023-leap2-15'.")
+
+    def month_name(self, year: int, month: int, is_leap: bool = False) -> str:
+        return f"{'Leap ' if is_leap else ''}Month {month}"
+
+    def _layout(self, year: int) -> YearLayout:
+        if not _FIRST <= year <= _LAST:
+            raise CalendarError(f"Chinese lunar year {year} is outside LunarCalendar's tables "
+                                f"({_FIRST}–{_LAST})")
+        bits = Converter.lunar_month_days[year - _FIRST]
+        leap = GetBitInt(bits, 4, 13)
+        s11 = Converter.solar_1_1[year - Converter.solar_1_1[0]]
+        start = date(GetBitInt(s11, 12, 9), GetBitInt(s11, 4, 5), GetBitInt(s11, 5, 0)).toordinal()
+        months = []
+        for i in range(13 if leap else 12):
+            length = 30 if GetBitInt(bits, 1, 12 - i) == 1 else 29
+            if leap and i == leap:
+                months.append((leap, True, length))
+            else:
+                months.append((i + 1 if (not leap or i < leap) else i, False, length))
+        return build_layout(year, start, months)
+
+    def _approx_year(self, ordinal: int) -> int:
+        return date.fromordinal(ordinal).year
+
+    def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
+        leap = next((m.number for m in lay.months if m.is_leap), None)
+        if is_leap:
+            if leap is None:
+                return f"Chinese lunar year {lay.year} has no leap month; months are 1–12 (none leap)"
+            return f"Chinese lunar year {lay.year} has leap month {leap}, not {month}"
+        extra = f" plus leap month {leap}" if leap else " (no leap month)"
+        return f"Chinese lunar year {lay.year} has months 1–12{extra}; got month {month}"
+
+
+CALENDAR = ChineseLunar()

@@ -1,0 +1,98 @@
+"""A date in one of the calendars: validated on creation, converted through the day number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date as _date
+
+from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
+from .errors import CalendarError
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _as_int(value, what: str) -> int:
+    # Accept integral floats and numeric strings from loosely typed callers (JSON, LLM tool calls),
+    # reject everything else with a message rather than a TypeError.
+    if isinstance(value, bool):
+        raise CalendarError(f"{what} must be an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        return int(value.strip())
+    raise CalendarError(f"{what} must be an integer, got {value!r}")
+
+
+@dataclass(frozen=True, order=False)
+class CalendarDate:
+    calendar: str
+    year: int
+    month: int
+    day: int
+    is_leap_month: bool = False
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, calendar: str, year, month, day, is_leap_month: bool = False) -> "CalendarDate":
+        cal = get_calendar(calendar)
+        y, m, d = _as_int(year, "year"), _as_int(month, "month"), _as_int(day, "day")
+        # The paper's interface ignores the leap flag for calendars without repeated leap months
+        # (Hebrew Adar II is month 13, not a flagged month 12).
+        leap = bool(is_leap_month) and cal.has_leap_months
+        cal.validate(y, m, d, leap)
+        return cls(cal.name, y, m, d, leap)
+
+    @classmethod
+    def from_ordinal(cls, calendar: str, ordinal: int) -> "CalendarDate":
+        cal = get_calendar(calendar)
+        if not MIN_ORDINAL <= ordinal <= MAX_ORDINAL:
+            raise CalendarError(f"day number {ordinal} is out of range; supported dates: "
+                                f"Gregorian 1900-01-01 … 2100-12-31")
+        y, m, d, leap = cal.from_ordinal(ordinal)
+        return cls(cal.name, y, m, d, leap)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CalendarDate":
+        return cls.create(data["calendar"], data["year"], data["month"], data["day"],
+                          data.get("is_leap_month", False))
+
+    @classmethod
+    def from_gregorian(cls, d: _date) -> "CalendarDate":
+        return cls.create("gregorian", d.year, d.month, d.day)
+
+    # -- views --------------------------------------------------------------------------------
+    @property
+    def ordinal(self) -> int:
+        return get_calendar(self.calendar).layout(self.year).find(self.month, self.is_leap_month).start \
+            + self.day - 1
+
+    def to(self, calendar: str) -> "CalendarDate":
+        cal = get_calendar(calendar)
+        y, m, d, leap = cal.from_ordinal(self.ordinal)
+        return CalendarDate(cal.name, y, m, d, leap)
+
+    def to_date(self) -> _date:
+        return _date.fromordinal(self.ordinal)
+
+    def weekday(self) -> str:
+        return WEEKDAYS[self.to_date().weekday()]
+
+    def month_name(self) -> str:
+        return get_calendar(self.calendar).month_name(self.year, self.month, self.is_leap_month)
+
+    def display(self) -> str:
+        """As questions and answers write it: "1 Tammuz 5725", "2025-7-1", "2023-leap2-15"."""
+        return get_calendar(self.calendar).format(self.year, self.month, self.day, self.is_leap_month)
+
+    def numeric(self) -> str:
+        """The paper's search_calendar string "Y-M-D" (leap flag not included)."""
+        return f"{self.year}-{self.month}-{self.day}"
+
+    def as_dict(self) -> dict:
+        return {"calendar": self.calendar, "year": self.year, "month": self.month, "day": self.day,
+                "is_leap_month": self.is_leap_month}
+
+    def __str__(self) -> str:
+        return f"{self.display()} ({self.calendar})"

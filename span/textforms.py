@@ -1,0 +1,79 @@
+"""Reading dates written the way questions and answers write them.
+
+Forms: "2025-7-1" (also / and . separators), "1 Tammuz 5725", "Tammuz 1, 5725", "1st of Tammuz, 5725",
+and for the Chinese lunar calendar a leap month marked "2023-leap2-15" (also "L2", "闰2",
+"leap month 2", "leap 2"). `CalendarDate.display()` writes the canonical form.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from .calendars import get_calendar
+from .dates import CalendarDate
+from .errors import CalendarError
+
+
+def normalize_name(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.lower().replace("’", "'").replace("ʿ", "'").replace("ʾ", "'").replace("`", "'")
+    text = re.sub(r"[\-_.]", " ", text)
+    text = text.replace("'", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@lru_cache(maxsize=None)
+def month_lookup(calendar: str) -> dict[str, int]:
+    """Every accepted spelling of a month name (normalised) → month number."""
+    cal = get_calendar(calendar)
+    out: dict[str, int] = {}
+    for number, name in cal.month_names.items():
+        out[normalize_name(name)] = number
+    for name, number in cal.month_name_variants.items():
+        out[normalize_name(name)] = number
+    for key, number in list(out.items()):
+        out.setdefault(key.replace(" ", ""), number)
+    return out
+
+
+def month_number(name: str, calendar: str) -> int | None:
+    key = normalize_name(name)
+    table = month_lookup(get_calendar(calendar).name)
+    return table.get(key) if key in table else table.get(key.replace(" ", ""))
+
+
+_NUMERIC = re.compile(
+    r"^\s*(?P<y>-?\d{1,4})\s*[-/.]\s*(?P<leap>leap\s*|l|闰|leap month\s*)?(?P<m>\d{1,2})\s*[-/.]\s*(?P<d>\d{1,2})\s*$",
+    re.IGNORECASE)
+_DAY_FIRST = re.compile(
+    r"^\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?(?P<mon>[^\d,]+?)\s*,?\s+(?P<y>\d{1,4})\s*$",
+    re.IGNORECASE)
+_MONTH_FIRST = re.compile(
+    r"^\s*(?P<mon>[^\d,]+?)\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s+(?P<y>\d{1,4})\s*$", re.IGNORECASE)
+
+
+def parse_date(text: str, calendar: str) -> CalendarDate:
+    """Parse one date written in `calendar`; raise CalendarError saying which forms are accepted."""
+    cal = get_calendar(calendar)
+    if not isinstance(text, str):
+        raise CalendarError(f"expected a date string, got {text!r}")
+    m = _NUMERIC.match(text)
+    if m:
+        leap = bool(m.group("leap"))
+        if leap and not cal.has_leap_months:
+            raise CalendarError(f"the {cal.title} calendar has no marked leap months: {text!r}")
+        return CalendarDate.create(cal.name, int(m.group("y")), int(m.group("m")), int(m.group("d")), leap)
+    for rx in (_DAY_FIRST, _MONTH_FIRST):
+        m = rx.match(text)
+        if m:
+            number = month_number(m.group("mon"), cal.name)
+            if number is None:
+                raise CalendarError(f"unknown {cal.title} month name {m.group('mon').strip()!r}; valid: "
+                                    f"{', '.join(cal.month_names.values()) or 'numeric months'}")
+            return CalendarDate.create(cal.name, int(m.group("y")), number, int(m.group("d")))
+    example = "2025-7-1" if cal.numeric_display else cal.format(*cal.min_date[:3])
+    raise CalendarError(f"cannot read {text!r} as a {cal.title} date; write it like {example!r}"
+                        + (" (a Chinese leap month as '2023-leap2-15')" if cal.has_leap_months else ""))
