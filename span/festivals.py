@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
-
 from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
 from .dates import CalendarDate
 from .errors import CalendarError
@@ -150,19 +148,27 @@ def date_in_year(festival: Festival | str, year: int) -> CalendarDate:
     return CalendarDate.create(f.calendar, year, month, f.day)
 
 
-def occurrences_in_gregorian_year(festival: Festival | str, gregorian_year: int) -> list[CalendarDate]:
-    """Every date in the Gregorian year on which the festival falls (0, 1 or 2 for lunar calendars)."""
+def occurrences_in_year(festival: Festival | str, calendar: str, year: int) -> list[CalendarDate]:
+    """Every date inside `year` of `calendar` on which the festival falls, in that calendar.
+
+    An Islamic festival can fall twice in one Gregorian year (Eid al-Fitr 2000), a Gregorian
+    festival not at all in some Islamic years (New Year's Day in 1396 AH).
+    """
     f = festival if isinstance(festival, Festival) else find(festival)
-    cal = get_calendar(f.calendar)
-    lo = date(gregorian_year, 1, 1).toordinal()
-    hi = date(gregorian_year, 12, 31).toordinal()
+    cal = get_calendar(calendar)
+    lay = cal.check_year(year)
+    lo, hi = max(lay.start, MIN_ORDINAL), min(lay.end - 1, MAX_ORDINAL)
+    own = get_calendar(f.calendar)
     out = []
-    for y in range(cal.year_of(max(lo, MIN_ORDINAL)) - 1, cal.year_of(min(hi, MAX_ORDINAL)) + 2):
+    for y in range(own.year_of(lo), own.year_of(hi) + 1):
         try:
             d = date_in_year(f, y)
-        except CalendarError:
+        except CalendarError:  # the festival's year is partly outside the supported window
             continue
         if lo <= d.ordinal <= hi:
-            out.append(d.to("gregorian"))
+            out.append(d.to(cal.name))
     return sorted(out, key=lambda d: d.ordinal)
 
+
+def occurrences_in_gregorian_year(festival: Festival | str, gregorian_year: int) -> list[CalendarDate]:
+    return occurrences_in_year(festival, "gregorian", gregorian_year)

@@ -1,6 +1,7 @@
 """The calendar registry. Adding a calendar: one module with a `CALENDAR`, and one line below."""
 
 import re
+from functools import lru_cache
 
 from ..errors import CalendarError
 from .base import MAX_ORDINAL, MIN_ORDINAL, Calendar
@@ -21,6 +22,7 @@ REGISTRY: dict[str, Calendar] = {
 CALENDAR_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 
+@lru_cache(maxsize=4096)
 def _key(name: str) -> str:
     return re.sub(r"[\s_\-']+", " ", name.strip().lower()).removesuffix(" calendar").strip()
 

@@ -47,11 +47,13 @@ class YearLayout:
     year: int
     start: int
     months: tuple[Month, ...]
+    starts: tuple[int, ...] = ()  # month start ordinals, for bisect
+    end: int = 0                  # ordinal of the first day of the next year
 
-    @property
-    def end(self) -> int:  # ordinal of the first day of the next year
+    def __post_init__(self):
+        object.__setattr__(self, "starts", tuple(m.start for m in self.months))
         last = self.months[-1]
-        return last.start + last.length
+        object.__setattr__(self, "end", last.start + last.length)
 
     def find(self, month: int, is_leap: bool) -> Month | None:
         for m in self.months:
@@ -162,8 +164,7 @@ class Calendar:
 
     def from_ordinal(self, ordinal: int) -> tuple[int, int, int, bool]:
         lay = self.layout(self.year_of(ordinal))
-        starts = [m.start for m in lay.months]
-        i = bisect.bisect_right(starts, ordinal) - 1
+        i = bisect.bisect_right(lay.starts, ordinal) - 1
         m = lay.months[i]
         return lay.year, m.number, ordinal - m.start + 1, m.is_leap
 

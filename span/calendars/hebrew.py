@@ -5,14 +5,18 @@ Adar I = 12 and Adar II = 13. The year number changes on 1 Tishri, so a year's m
 7, 8, …, 12, (13,) 1, …, 6.
 """
 
+import warnings
+
 from convertdate import hebrew
 
 from .base import Calendar, YearLayout, build_layout, jd_to_ordinal
-from ..errors import CalendarError
 
 
 def _start(year: int, month: int) -> int:
-    return jd_to_ordinal(hebrew.to_jd(year, month, 1))
+    # convertdate's own to_jd calls its deprecated month_days; the warning is its business, not ours.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return jd_to_ordinal(hebrew.to_jd(year, month, 1))
 
 
 def is_leap(year: int) -> bool:

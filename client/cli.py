@@ -1,0 +1,591 @@
+"""``span-client``: eval, judge, tools, demo (here) and generate, report (lazily imported from their owners)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as _dt
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+LAZY_COMMANDS = {
+    "generate": ("client.generate_cmd", "generate SPAN instances to JSONL for one date, a list or a range"),
+    "report": ("client.report.command", "report accuracy breakdowns, confidence intervals and figures for runs"),
+}
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------- helpers
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return v
+
+
+def _iso_date(text: str) -> str:
+    try:
+        return _dt.date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+
+
+def parse_dates(spec: str) -> list[str]:
+    """``2025-07-01``, ``1960-07-01,2025-07-01`` or a range ``1960-07-01..2060-07-01/5y`` (step Nd/Nw/Ny)."""
+    out: list[str] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        if ".." not in part:
+            out.append(_iso_date(part))
+            continue
+        rng, _, step = part.partition("/")
+        a, _, b = rng.partition("..")
+        start, end = _dt.date.fromisoformat(_iso_date(a)), _dt.date.fromisoformat(_iso_date(b))
+        step = step.strip() or "1y"
+        try:
+            n, unit = int(step[:-1]), step[-1]
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad range step {step!r}: use Nd, Nw or Ny (e.g. 5y)") from None
+        if n < 1 or unit not in "dwy":
+            raise argparse.ArgumentTypeError(f"bad range step {step!r}: use Nd, Nw or Ny (e.g. 5y)")
+        if end < start:
+            raise argparse.ArgumentTypeError(f"empty date range {part!r}: the end is before the start")
+        i, cur = 0, start
+        while cur <= end:
+            out.append(cur.isoformat())
+            i += 1
+            if unit == "y":
+                try:
+                    cur = start.replace(year=start.year + i * n)
+                except ValueError:  # 29 February
+                    cur = start.replace(year=start.year + i * n, day=28)
+            else:
+                cur = start + _dt.timedelta(days=i * n * (7 if unit == "w" else 1))
+    if not out:
+        raise argparse.ArgumentTypeError(f"no dates in {spec!r}")
+    return list(dict.fromkeys(out))
+
+
+def _dates_arg(text: str) -> list[str]:
+    return parse_dates(text)
+
+
+def _print_err(msg: str) -> None:
+    print(f"span-client: error: {msg}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="span-client",
+        description="SPAN cross-calendar temporal reasoning: evaluate models unaided and with the calendar MCP "
+                    "tools, judge runs, query the tools.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    # eval ------------------------------------------------------------------------------------------
+    ev = sub.add_parser("eval", help="ask a model every instance, unaided or with the MCP tools; judge; write a run folder",
+                        description="Evaluate a model on SPAN instances. Re-running with the same --out resumes.")
+    ev.add_argument("--model", required=True,
+                    help="anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url), or the "
+                         "offline agents 'reference' (tools only; not an LLM) and 'baseline' (unaided floor; not an LLM)")
+    ev.add_argument("--base-url", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
+    ev.add_argument("--api-key", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
+    ev.add_argument("--temperature", type=_nonneg_float, default=0.0, help="sampling temperature (default 0, greedy)")
+    ev.add_argument("--max-tokens", type=_positive_int, default=2048, help="max output tokens per model request")
+    ev.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the agent loop")
+    ev.add_argument("--server-url", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
+    ev.add_argument("--max-turns", type=_positive_int, default=8, help="max model requests per instance (default 8)")
+    ev.add_argument("--concurrency", type=_positive_int, default=8, help="instances in flight (default 8)")
+    ev.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per model request (default 120)")
+    ev.add_argument("--max-retries", type=_nonneg_int, default=6,
+                    help="retries per request on 429/5xx/connection errors/timeouts (default 6)")
+    ev.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0,
+                    help="first backoff in seconds, doubled each retry, with jitter; Retry-After wins (default 1)")
+    ev.add_argument("--out", required=True, type=Path, help="run folder (created; re-run to resume)")
+    src = ev.add_mutually_exclusive_group(required=True)
+    src.add_argument("--instances", type=Path, help="instances JSONL from `span-client generate`")
+    src.add_argument("--date", type=_iso_date, help="generate the instances of one evaluation date (YYYY-MM-DD)")
+    src.add_argument("--dates", type=_dates_arg,
+                     help="several dates: comma list or range, e.g. 1960-07-01..2060-07-01/5y")
+    ev.add_argument("--sample", type=_positive_int, help="evaluate a random sample of N instances")
+    ev.add_argument("--seed", type=int, default=0, help="seed for --sample (default 0)")
+    ev.add_argument("--judge-model", help="LLM judge PROVIDER/MODEL (paper Appendix E prompt); rules judge always runs")
+    ev.add_argument("--judge-base-url", help="base URL for the judge model")
+    ev.add_argument("--judge-api-key", help="API key for the judge model")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(func=cmd_eval)
+
+    # judge -----------------------------------------------------------------------------------------
+    jd = sub.add_parser("judge", help="re-judge an existing run folder without asking the model again")
+    jd.add_argument("run_dir", type=Path, help="run folder written by `span-client eval`")
+    jd.add_argument("--judge-model", help="LLM judge PROVIDER/MODEL (default: rules judge only, earlier LLM verdicts kept)")
+    jd.add_argument("--judge-base-url", help="base URL for the judge model")
+    jd.add_argument("--judge-api-key", help="API key for the judge model")
+    jd.add_argument("--concurrency", type=_positive_int, default=8)
+    jd.add_argument("--timeout", type=_positive_float, default=120.0)
+    jd.add_argument("--max-retries", type=_nonneg_int, default=6)
+    jd.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0)
+    jd.set_defaults(func=cmd_judge)
+
+    # tools -----------------------------------------------------------------------------------------
+    tl = sub.add_parser("tools", help="list the MCP server's tools or call one (no LLM involved)")
+    tsub = tl.add_subparsers(dest="tools_command", metavar="{list,call}")
+    tsub.required = True
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server-url", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
+    common.add_argument("--json", action="store_true", help="print JSON")
+    tls = tsub.add_parser("list", parents=[common], help="list tools")
+    tls.set_defaults(func=cmd_tools_list)
+    tlc = tsub.add_parser("call", parents=[common], help="call a tool",
+                          description="Call a tool: --args '{\"calendar\":\"hebrew\",\"year\":5785,"
+                                      "\"festival_name\":\"Passover\"}' or key=value pairs (values parsed as JSON "
+                                      "when they can be, else strings). Exit 1 with the tool's message on an error.")
+    tlc.add_argument("name", help="tool name, e.g. search_calendar")
+    tlc.add_argument("pairs", nargs="*", metavar="key=value", help="arguments as key=value pairs")
+    tlc.add_argument("--args", dest="args_json", help="arguments as one JSON object")
+    tlc.set_defaults(func=cmd_tools_call)
+
+    # demo ------------------------------------------------------------------------------------------
+    dm = sub.add_parser("demo", help="offline end-to-end: generate a date's instances, run baseline (unaided) and "
+                                     "reference (with tools), report the difference")
+    dm.add_argument("--out", required=True, type=Path, help="folder for the instances, both runs and the report")
+    dm.add_argument("--date", type=_iso_date, default="2025-07-01", help="evaluation date (default 2025-07-01)")
+    dm.add_argument("--sample", type=_positive_int, help="only a random sample of N instances")
+    dm.add_argument("--seed", type=int, default=0)
+    dm.add_argument("--concurrency", type=_positive_int, default=8)
+    dm.add_argument("--server-url", help="MCP server URL; default: start span-server over stdio")
+    dm.add_argument("--quiet", action="store_true")
+    dm.set_defaults(func=cmd_demo)
+
+    for name, (_, help_text) in LAZY_COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, add_help=False, prefix_chars="\0")
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=None)
+    return parser
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _run_lazy(name: str, rest: list[str]) -> int:
+    module_name = LAZY_COMMANDS[name][0]
+    try:
+        import importlib
+
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        _print_err(f"`span-client {name}` is not available in this installation ({e})")
+        return 2
+    p = argparse.ArgumentParser(prog=f"span-client {name}", description=LAZY_COMMANDS[name][1])
+    module.configure(p)
+    args = p.parse_args(rest)
+    return int(module.run(args) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.func is None:
+        return _run_lazy(args.command, list(args.rest))
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as e:
+        _print_err(str(e))
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; re-run the same command to resume", file=sys.stderr)
+        return 130
+
+
+def entry() -> None:  # pragma: no cover
+    sys.exit(main())
+
+
+# --------------------------------------------------------------------------------------------- eval
+def _provider(spec: str, **kw):
+    from .providers import ModelSpecError, make_provider
+
+    try:
+        return make_provider(spec, **kw)
+    except ModelSpecError as e:
+        raise UsageError(str(e)) from None
+
+
+def _retry(args) -> "Any":
+    from .runner import RetryPolicy
+
+    return RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout)
+
+
+def _judging(args, retry) -> Any:
+    from .runner import Judging, make_ask
+
+    try:
+        if not args.judge_model:
+            return Judging(), None
+        jp = _provider(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key, temperature=0.0,
+                       max_tokens=1024, timeout=args.timeout)
+        if not jp.is_llm:
+            raise UsageError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {args.judge_model!r}")
+        return Judging(make_ask(jp, retry, args.timeout), judge_model=jp.label), jp
+    except ImportError as e:
+        raise UsageError(f"the judges are not available in this installation ({e})") from None
+
+
+def _safe_args(args) -> dict:
+    out = {}
+    for k, v in vars(args).items():
+        if k in ("func",) or callable(v):
+            continue
+        if "api_key" in k:
+            v = "***" if v else None
+        out[k] = str(v) if isinstance(v, Path) else v
+    return out
+
+
+def _load_instances(args) -> list[dict]:
+    from .runner import generate_instances, read_instances_file, sample_instances
+
+    if args.instances:
+        items = read_instances_file(args.instances)
+    else:
+        items = generate_instances([args.date] if args.date else args.dates)
+    return sample_instances(items, args.sample, args.seed)
+
+
+def cmd_eval(args) -> int:
+    from .providers import parse_model, ModelSpecError
+    from .runner import EvalConfig, RunError, run_eval
+
+    try:
+        kind, _ = parse_model(args.model)
+    except ModelSpecError as e:
+        raise UsageError(str(e)) from None
+    if kind == "reference" and not args.with_tools:
+        raise UsageError("--model reference answers only by calling the MCP tools: add --with-tools "
+                         "(use --model baseline for the unaided floor)")
+    if kind == "baseline" and args.with_tools:
+        raise UsageError("--model baseline is the unaided floor and never calls tools: drop --with-tools "
+                         "(use --model reference with the tools)")
+    if args.server_url and not args.with_tools:
+        raise UsageError("--server-url only makes sense with --with-tools")
+    if args.judge_base_url and not args.judge_model:
+        raise UsageError("--judge-base-url needs --judge-model")
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out} exists and is not a folder")
+    retry = _retry(args)
+    provider = _provider(args.model, base_url=args.base_url, api_key=args.api_key, temperature=args.temperature,
+                         max_tokens=args.max_tokens, timeout=args.timeout)
+    try:
+        judging, judge_provider = _judging(args, retry)
+        instances = _load_instances(args)
+        cfg = EvalConfig(model=provider.label, out_dir=args.out, with_tools=args.with_tools,
+                         server_url=args.server_url, max_turns=args.max_turns, concurrency=args.concurrency,
+                         timeout=args.timeout, quiet=args.quiet, args=_safe_args(args))
+        summary = asyncio.run(_eval_and_close(cfg, provider, instances, judging, retry, judge_provider))
+    except RunError as e:
+        raise UsageError(str(e)) from None
+    except _mcp_error() as e:
+        _print_err(str(e))
+        return 1
+    _print_summary(summary, args.out, quiet=False)
+    return 1 if summary["n_errors"] else 0
+
+
+def _mcp_error():
+    from .mcp_tools import MCPConnectionError
+
+    return MCPConnectionError
+
+
+async def _eval_and_close(cfg, provider, instances, judging, retry, judge_provider):
+    from .runner import run_eval
+
+    try:
+        return await run_eval(cfg, provider, instances, len(instances), judging, retry)
+    finally:
+        await provider.aclose()
+        if judge_provider is not None:
+            await judge_provider.aclose()
+
+
+def _print_summary(summary: dict, out_dir: Path, quiet: bool = False) -> None:
+    acc = summary.get("accuracy")
+    acc_s = f"{100 * acc:.2f}%" if acc is not None else "n/a"
+    line = (f"{summary.get('model')} [{summary.get('mode')}]: accuracy {acc_s} "
+            f"({summary['n_correct']}/{summary['n_scored']} scored, {summary['n']} instances, "
+            f"{summary['n_errors']} errors)")
+    print(line)
+    agreement = summary.get("agreement")
+    if agreement:
+        k = agreement.get("cohen_kappa")
+        print(f"judge agreement (rules vs llm): {100 * agreement['raw_agreement']:.1f}% over {agreement['n']}, "
+              f"Cohen's kappa {k:.3f}" if k is not None else
+              f"judge agreement (rules vs llm): {100 * agreement['raw_agreement']:.1f}% over {agreement['n']}")
+    if summary["n_errors"]:
+        print(f"{summary['n_errors']} instances failed (recorded as errors, not as wrong answers); "
+              f"re-run the same command to retry them", file=sys.stderr)
+    print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+
+
+# --------------------------------------------------------------------------------------------- judge
+def cmd_judge(args) -> int:
+    from .runner import RunError, rejudge
+
+    if not args.run_dir.is_dir():
+        raise UsageError(f"{args.run_dir} is not a folder")
+    if args.judge_base_url and not args.judge_model:
+        raise UsageError("--judge-base-url needs --judge-model")
+    retry = _retry(args)
+    judging, jp = _judging(args, retry)
+
+    async def go():
+        try:
+            return await rejudge(args.run_dir, judging, args.concurrency)
+        finally:
+            if jp is not None:
+                await jp.aclose()
+
+    try:
+        summary = asyncio.run(go())
+    except RunError as e:
+        raise UsageError(str(e)) from None
+    _print_summary(summary, args.run_dir)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- tools
+def _tool_arguments(args) -> dict:
+    out: dict[str, Any] = {}
+    if args.args_json:
+        try:
+            value = json.loads(args.args_json)
+        except ValueError as e:
+            raise UsageError(f"--args is not valid JSON: {e}") from None
+        if not isinstance(value, dict):
+            raise UsageError("--args must be a JSON object, e.g. '{\"calendar\": \"hebrew\", \"year\": 5785}'")
+        out.update(value)
+    for pair in args.pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"expected key=value, got {pair!r}")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+async def _with_mcp(server_url: str | None, fn):
+    import tempfile
+
+    from .mcp_tools import MCPConnectionError, MCPTools
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
+        try:
+            async with MCPTools(server_url, errlog=errlog) as mcp:
+                return await fn(mcp)
+        except MCPConnectionError as e:
+            errlog.seek(0)
+            tail = errlog.read()[-2000:].strip()
+            raise MCPConnectionError(f"{e}" + (f"\n--- server stderr ---\n{tail}" if tail else "")) from None
+
+
+def cmd_tools_list(args) -> int:
+    from .mcp_tools import MCPConnectionError
+
+    async def go(mcp):
+        return mcp.tools
+
+    try:
+        tools = asyncio.run(_with_mcp(args.server_url, go))
+    except MCPConnectionError as e:
+        _print_err(str(e))
+        return 1
+    if args.json:
+        print(json.dumps([{"name": t.name, "title": t.title, "description": t.description,
+                           "input_schema": t.input_schema, "output_schema": t.output_schema} for t in tools],
+                         indent=2, ensure_ascii=False))
+        return 0
+    for t in tools:
+        title = f" — {t.title}" if t.title else ""
+        print(f"{t.name}{title}")
+        first = (t.description or "").strip().splitlines()
+        if first:
+            print(f"    {first[0]}")
+        props = (t.input_schema or {}).get("properties", {})
+        required = set((t.input_schema or {}).get("required", []))
+        if props:
+            print("    arguments: " + ", ".join(f"{k}{'' if k in required else '?'}" for k in props))
+    return 0
+
+
+def cmd_tools_call(args) -> int:
+    from .mcp_tools import MCPConnectionError
+
+    arguments = _tool_arguments(args)
+
+    async def go(mcp):
+        return await mcp.call(args.name, arguments)
+
+    try:
+        text, is_error, structured = asyncio.run(_with_mcp(args.server_url, go))
+    except MCPConnectionError as e:
+        _print_err(str(e))
+        return 1
+    if is_error:
+        if args.json:
+            print(json.dumps({"error": text}, ensure_ascii=False))
+        print(f"span-client: {args.name}: {text}", file=sys.stderr)
+        return 1
+    value: Any = structured if structured is not None else text
+    if args.json:
+        if structured is None:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = {"text": text}
+        print(json.dumps(value, indent=2, ensure_ascii=False))
+    elif structured is not None:
+        _print_tree(structured)
+    else:
+        print(text)
+    return 0
+
+
+def _print_tree(value: Any, indent: int = 0) -> None:
+    pad = "  " * indent
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, dict) and "display" in v and "calendar" in v:
+                print(f"{pad}{k}: {v['display']}  ({v.get('numeric', '')})")
+            elif isinstance(v, (dict, list)) and v:
+                print(f"{pad}{k}:")
+                _print_tree(v, indent + 1)
+            else:
+                print(f"{pad}{k}: {_scalar(v)}")
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, (dict, list)):
+                print(f"{pad}-")
+                _print_tree(v, indent + 1)
+            else:
+                print(f"{pad}- {_scalar(v)}")
+    else:
+        print(f"{pad}{_scalar(value)}")
+
+
+def _scalar(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+# --------------------------------------------------------------------------------------------- demo
+def cmd_demo(args) -> int:
+    from .judges import rules  # noqa: F401 - fail early with a clear message if the judges are missing
+    from .runner import EvalConfig, Judging, RetryPolicy, RunError, generate_instances, run_eval, sample_instances
+
+    out: Path = args.out
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        instances = sample_instances(generate_instances([args.date]), args.sample, args.seed)
+    except RunError as e:
+        raise UsageError(str(e)) from None
+    inst_path = out / f"instances-{args.date}.jsonl"
+    from .runner import atomic_write_text
+
+    atomic_write_text(inst_path, "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in instances))
+    print(f"{len(instances)} instances for {args.date} -> {inst_path}")
+    runs = [("baseline", False, out / "baseline-unaided"), ("reference", True, out / "reference-with_tools")]
+    summaries = {}
+    for model, tools, run_dir in runs:
+        provider = _provider(model)
+        cfg = EvalConfig(model=model, out_dir=run_dir, with_tools=tools, server_url=args.server_url,
+                         concurrency=args.concurrency, quiet=args.quiet, timeout=60.0,
+                         args={"command": "demo", "model": model, "with_tools": tools, "date": args.date,
+                               "sample": args.sample, "seed": args.seed, "instances": str(inst_path)})
+        try:
+            summaries[model] = asyncio.run(run_eval(cfg, provider, instances, len(instances), Judging(),
+                                                    RetryPolicy(max_retries=0)))
+        except RunError as e:
+            raise UsageError(str(e)) from None
+        except _mcp_error() as e:
+            _print_err(str(e))
+            return 1
+        _print_summary(summaries[model], run_dir)
+    rc = _demo_report(out, [r[2] for r in runs])
+    b, r = summaries["baseline"], summaries["reference"]
+    fmt = lambda s: f"{100 * s['accuracy']:.2f}%" if s.get("accuracy") is not None else "n/a"  # noqa: E731
+    print(f"\nSPAN {args.date}: baseline (unaided, not an LLM) {fmt(b)}  ->  reference agent with the MCP tools "
+          f"(not an LLM) {fmt(r)}")
+    return 1 if (b["n_errors"] or r["n_errors"] or rc) else 0
+
+
+def _demo_report(out: Path, run_dirs: list[Path]) -> int:
+    try:
+        import importlib
+
+        module = importlib.import_module(LAZY_COMMANDS["report"][0])
+    except ImportError as e:
+        print(f"(report skipped: `span-client report` is not available: {e})", file=sys.stderr)
+        return 0
+    p = argparse.ArgumentParser(prog="span-client report")
+    module.configure(p)
+    report_dir = out / "report"
+    try:
+        rargs = p.parse_args([*map(str, run_dirs), "--out", str(report_dir)])
+    except SystemExit:
+        print("(report skipped: could not build the report command's arguments)", file=sys.stderr)
+        return 0
+    return int(module.run(rargs) or 0)

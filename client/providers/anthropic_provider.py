@@ -1,0 +1,116 @@
+"""Anthropic Messages API adapter (``anthropic/<model>``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, retry_after_seconds,
+                   status_is_retryable)
+
+
+class AnthropicProvider(Provider):
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
+                 max_tokens: int = 2048, timeout: float | None = None):
+        import anthropic
+
+        self._sdk = anthropic
+        self.model = model
+        self.label = f"anthropic/{model}"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        kwargs: dict[str, Any] = {"api_key": api_key, "max_retries": 0}
+        if base_url:
+            kwargs["base_url"] = base_url
+        if timeout:
+            kwargs["timeout"] = timeout
+        self.client = anthropic.AsyncAnthropic(**kwargs)
+        self.base_url = base_url
+
+    def config(self) -> dict:
+        return {"label": self.label, "is_llm": True, "api": "messages", "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "base_url": self.base_url}
+
+    def initial_messages(self, question: str) -> list[dict]:
+        return [{"role": "user", "content": question}]
+
+    def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
+        from ..mcp_tools import to_anthropic_tools
+
+        return to_anthropic_tools(tools)
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        sdk = self._sdk
+        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
+                                  "messages": messages, "temperature": self.temperature}
+        if tools:
+            kwargs["tools"] = tools
+        if timeout:
+            kwargs["timeout"] = timeout
+        try:
+            resp = await self.client.messages.create(**kwargs)
+        except sdk.APIStatusError as e:
+            raise ProviderError(f"Anthropic API error {e.status_code}: {_message(e)}",
+                                retryable=status_is_retryable(e.status_code, getattr(e, "body", None)),
+                                retry_after=retry_after_seconds(e.response.headers), status=e.status_code) from e
+        except sdk.APITimeoutError as e:
+            raise ProviderError(f"Anthropic request timed out after {timeout}s", retryable=True) from e
+        except sdk.APIConnectionError as e:
+            raise ProviderError(f"Anthropic connection error: {e}", retryable=True) from e
+        except sdk.APIResponseValidationError as e:
+            raise ProviderError(f"Anthropic reply did not match the Messages schema: {e}", retryable=False) from e
+        except (ValueError, TypeError) as e:  # undecodable body
+            raise ProviderError(f"malformed reply from the Anthropic endpoint: {e}", retryable=False) from e
+        return _reply(resp)
+
+    def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
+        blocks = []
+        for r in results:
+            block = {"type": "tool_result", "tool_use_id": r.call.id, "content": r.content}
+            if r.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        return [{"role": "user", "content": blocks}]
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _message(e: Any) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(e, "message", e))
+
+
+def _reply(resp: Any) -> ModelReply:
+    content = getattr(resp, "content", None)
+    if not isinstance(content, list):
+        raise ProviderError("malformed reply from the Anthropic endpoint: no content list", retryable=False)
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    native: list[dict] = []
+    for block in content:
+        btype = getattr(block, "type", None)
+        if btype == "text":
+            texts.append(block.text)
+            native.append({"type": "text", "text": block.text})
+        elif btype == "tool_use":
+            args = block.input if isinstance(block.input, dict) else None
+            err = None if args is not None else f"tool input must be a JSON object, got {block.input!r}"
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=args, error=err,
+                                  raw_arguments=None if args is not None else json.dumps(block.input)))
+            native.append({"type": "tool_use", "id": block.id, "name": block.name,
+                           "input": block.input if isinstance(block.input, dict) else {}})
+        elif btype == "thinking":  # must be echoed back unchanged
+            native.append({"type": "thinking", "thinking": block.thinking, "signature": block.signature})
+        elif btype == "redacted_thinking":
+            native.append({"type": "redacted_thinking", "data": block.data})
+    usage = getattr(resp, "usage", None)
+    return ModelReply(text="\n".join(texts) if texts else None, tool_calls=calls,
+                      stop_reason=getattr(resp, "stop_reason", None),
+                      assistant_message={"role": "assistant", "content": native},
+                      input_tokens=getattr(usage, "input_tokens", None),
+                      output_tokens=getattr(usage, "output_tokens", None))

@@ -1,0 +1,159 @@
+"""The one small async interface every model provider implements.
+
+A provider keeps the conversation in its own wire format (``messages`` is a list of native message
+dicts, so the recorded exchange is exactly what was sent) and exposes:
+
+* ``initial_messages(question)`` — the first user turn;
+* ``tool_definitions(tools)`` — MCP tool descriptions converted to the provider's tool format;
+* ``await generate(system, messages, tools, timeout)`` — one model request, returning a :class:`ModelReply`
+  (text, tool calls, usage and the native assistant message to append) or raising :class:`ProviderError`;
+* ``tool_result_messages(results)`` — the native message(s) that carry tool results back.
+
+Retries are *not* done here (the SDKs are built with ``max_retries=0``): the runner owns the only retry
+layer, driven by :attr:`ProviderError.retryable` and :attr:`ProviderError.retry_after`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, Mapping
+
+
+@dataclass
+class ToolSpec:
+    """A tool as listed by the MCP server (provider-neutral)."""
+
+    name: str
+    description: str
+    input_schema: dict
+    title: str | None = None
+    output_schema: dict | None = None
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict | None  # None when the model's arguments could not be decoded
+    raw_arguments: str | None = None  # what the model sent, when it was a string (OpenAI)
+    error: str | None = None  # why the arguments are unusable
+
+
+@dataclass
+class ToolResult:
+    call: ToolCall
+    content: str
+    is_error: bool
+
+
+@dataclass
+class ModelReply:
+    text: str | None
+    tool_calls: list[ToolCall]
+    stop_reason: str | None
+    assistant_message: dict
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    raw: Any = field(default=None, repr=False)
+
+
+class ProviderError(Exception):
+    """A failed model request. ``retryable`` errors (429, 5xx, connection errors, timeouts) may be retried
+    by the runner, waiting at least ``retry_after`` seconds when the server said so."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
+                 status: int | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Parse ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date) into seconds."""
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if ra:
+        try:
+            return max(0.0, float(ra))
+        except ValueError:
+            try:
+                import time
+
+                return max(0.0, parsedate_to_datetime(ra).timestamp() - time.time())
+            except (TypeError, ValueError, OverflowError):
+                return None
+    return None
+
+
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+
+
+def status_is_retryable(status: int | None, body: Any = None) -> bool:
+    if status is None:
+        return False
+    if status == 429 and _is_quota_error(body):
+        return False  # OpenAI "insufficient_quota": waiting will not help
+    return status in RETRYABLE_STATUS or 500 <= status < 600
+
+
+def _is_quota_error(body: Any) -> bool:
+    try:
+        text = json.dumps(body)
+    except (TypeError, ValueError):
+        text = str(body)
+    return "insufficient_quota" in text
+
+
+class Provider(ABC):
+    """Base class. ``label`` is what results record as ``model`` (e.g. ``anthropic/claude-x``)."""
+
+    label: str
+    is_llm: bool = True
+    supports_tools: bool = True
+    requires_tools: bool = False
+
+    @abstractmethod
+    def initial_messages(self, question: str) -> list[dict]: ...
+
+    @abstractmethod
+    def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]: ...
+
+    @abstractmethod
+    async def generate(self, system: str, messages: list[dict], tools: list[dict] | None,
+                       timeout: float | None) -> ModelReply: ...
+
+    @abstractmethod
+    def tool_result_messages(self, results: list[ToolResult]) -> list[dict]: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+    def config(self) -> dict:
+        """Settings recorded in run.json."""
+        return {"label": self.label, "is_llm": self.is_llm}
+
+
+def decode_arguments(raw: Any) -> tuple[dict | None, str | None]:
+    """Decode tool arguments (a JSON string from OpenAI, a dict from Anthropic)."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or raw == "":
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError) as e:
+        return None, f"invalid JSON in tool arguments ({e.__class__.__name__}: {e})"
+    if not isinstance(value, dict):
+        return None, f"tool arguments must be a JSON object, got {type(value).__name__}"
+    return value, None

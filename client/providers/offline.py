@@ -1,0 +1,141 @@
+"""Offline agents that are *not* LLMs, plugged into the same agent loop as the real providers.
+
+* ``reference`` — a deterministic agent that reads a SPAN question with ``span.benchmark.parse_question``
+  and answers it **only** from the MCP tools' results: ``date_arithmetic`` for date questions,
+  ``search_calendar`` for festival questions, and for polar questions a comparison of the tool's date with
+  the question's expected date. It proves the tools suffice for every instance.
+* ``baseline`` — a trivial unaided answerer that shows the floor: "Yes" to every polar question and the
+  question's reference date copied as the answer to every content question.
+
+Their conversation uses a neutral message format (user / assistant with ``tool_calls`` / tool).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
+
+
+def _question(messages: list[dict]) -> str:
+    for m in messages:
+        if m.get("role") == "user":
+            return m["content"]
+    raise ProviderError("offline agent: no question in the conversation", retryable=False)
+
+
+def _parse(question: str):
+    try:
+        from span.benchmark import parse_question
+    except ImportError as e:  # pragma: no cover - depends on the generator being installed
+        raise ProviderError(f"offline agent needs span.benchmark.parse_question: {e}", retryable=False) from e
+    try:
+        return parse_question(question)
+    except Exception as e:  # noqa: BLE001 - any parse failure is this instance's error, never an answer
+        raise ProviderError(f"offline agent could not parse the question: {e}", retryable=False) from e
+
+
+def _cal(name: str) -> str:
+    try:
+        from span import canonical_name
+
+        return canonical_name(name)
+    except Exception:  # noqa: BLE001
+        return name
+
+
+class _Offline(Provider):
+    is_llm = False
+
+    def initial_messages(self, question: str) -> list[dict]:
+        return [{"role": "user", "content": question}]
+
+    def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
+        return [{"name": t.name} for t in tools]
+
+    def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
+        return [{"role": "tool", "tool_call_id": r.call.id, "content": r.content, "is_error": r.is_error}
+                for r in results]
+
+    def config(self) -> dict:
+        return {"label": self.label, "is_llm": False, "description": self.description}
+
+    @staticmethod
+    def _final(text: str) -> ModelReply:
+        return ModelReply(text=text, tool_calls=[], stop_reason="end_turn",
+                          assistant_message={"role": "assistant", "content": text})
+
+
+class ReferenceAgent(_Offline):
+    label = "reference"
+    requires_tools = True
+    description = ("deterministic offline reference agent (not an LLM): parses the question and answers "
+                   "only from the MCP tools' results")
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        if not tools:
+            raise ProviderError("the reference agent answers only through the MCP tools; run it with --with-tools",
+                                retryable=False)
+        offered = {t["name"] for t in tools}
+        q = _parse(_question(messages))
+        results = [m for m in messages if m.get("role") == "tool"]
+        if not results:
+            call = self._tool_call(q)
+            if call.name not in offered:
+                raise ProviderError(f"reference agent: the server offers no {call.name!r} tool", retryable=False)
+            return ModelReply(text=None, tool_calls=[call], stop_reason="tool_use",
+                              assistant_message={"role": "assistant", "content": None,
+                                                 "tool_calls": [{"id": call.id, "name": call.name,
+                                                                 "arguments": call.arguments}]})
+        last = results[-1]
+        if last.get("is_error"):
+            raise ProviderError(f"reference agent: tool call failed: {last['content']}", retryable=False)
+        try:
+            payload = json.loads(last["content"])
+        except (TypeError, ValueError) as e:
+            raise ProviderError(f"reference agent: tool result is not JSON: {e}", retryable=False) from e
+        entry = payload.get("result", payload) if q.reasoning_type == "date" else payload
+        target = _cal(q.target_calendar)
+        info = entry.get(target) if isinstance(entry, dict) else None
+        if not isinstance(info, dict):
+            raise ProviderError(f"reference agent: the tool result has no {target!r} date", retryable=False)
+        if q.question_format == "polar":
+            exp = q.expected_date
+            if exp is None:
+                raise ProviderError("reference agent: polar question without an expected date", retryable=False)
+            same = (int(info["year"]), int(info["month"]), int(info["day"]), bool(info.get("is_leap_month"))) == (
+                exp.year, exp.month, exp.day, bool(exp.is_leap_month))
+            return self._final(f"Final answer: {'Yes' if same else 'No'}")
+        return self._final(f"Final answer: {info['display']}")
+
+    @staticmethod
+    def _tool_call(q) -> ToolCall:
+        sign = int(getattr(q, "sign", None) or (-1 if getattr(q, "sense", "") in ("ago", -1) else 1))
+        ref = q.reference_date
+        source = _cal(q.source_calendar)
+        cid = "ref_" + uuid.uuid4().hex[:12]
+        if q.reasoning_type == "festival":
+            if q.unit not in ("years", None):
+                raise ProviderError(f"reference agent: festival offset unit {q.unit!r} not understood",
+                                    retryable=False)
+            args = {"calendar": source, "year": ref.year + sign * int(q.offset), "festival_name": q.festival}
+            return ToolCall(id=cid, name="search_calendar", arguments=args)
+        if q.unit not in ("days", "weeks"):
+            raise ProviderError(f"reference agent: date offset unit {q.unit!r} not understood", retryable=False)
+        args = {"calendar": source, "year": ref.year, "month": ref.month, "day": ref.day,
+                "is_lunar_leap_month": bool(ref.is_leap_month), q.unit: sign * int(q.offset)}
+        return ToolCall(id=cid, name="date_arithmetic", arguments=args)
+
+
+class BaselineAgent(_Offline):
+    label = "baseline"
+    supports_tools = False
+    description = ("trivial offline baseline (not an LLM): answers 'Yes' to every polar question and copies "
+                   "the question's reference date as the answer to every content question")
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        q = _parse(_question(messages))
+        if q.question_format == "polar":
+            return self._final("Final answer: Yes")
+        return self._final(f"Final answer: {q.reference_date.display()}")

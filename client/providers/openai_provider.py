@@ -1,0 +1,113 @@
+"""OpenAI Chat Completions adapter: ``openai/<model>`` and ``openai-compatible/<model>`` (vLLM, Ollama,
+llama.cpp ``llama-server``, LM Studio — anything serving ``/v1/chat/completions``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, decode_arguments,
+                   retry_after_seconds, status_is_retryable)
+
+
+class OpenAIProvider(Provider):
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
+                 max_tokens: int = 2048, timeout: float | None = None, compatible: bool = False):
+        import openai
+
+        self._sdk = openai
+        self.model = model
+        self.compatible = compatible
+        self.label = f"{'openai-compatible' if compatible else 'openai'}/{model}"
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.base_url = base_url
+        kwargs: dict[str, Any] = {"api_key": api_key, "max_retries": 0}
+        if base_url:
+            kwargs["base_url"] = base_url
+        if timeout:
+            kwargs["timeout"] = timeout
+        self.client = openai.AsyncOpenAI(**kwargs)
+
+    def config(self) -> dict:
+        return {"label": self.label, "is_llm": True, "api": "chat.completions", "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "base_url": self.base_url}
+
+    def initial_messages(self, question: str) -> list[dict]:
+        return [{"role": "user", "content": question}]
+
+    def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
+        from ..mcp_tools import to_openai_tools
+
+        return to_openai_tools(tools)
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        sdk = self._sdk
+        kwargs: dict[str, Any] = {"model": self.model,
+                                  "messages": [{"role": "system", "content": system}, *messages],
+                                  "temperature": self.temperature}
+        # OpenAI's own API wants max_completion_tokens; compatible servers still speak max_tokens.
+        kwargs["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
+        if tools:
+            kwargs["tools"] = tools
+        if timeout:
+            kwargs["timeout"] = timeout
+        try:
+            resp = await self.client.chat.completions.create(**kwargs)
+        except sdk.APIStatusError as e:
+            raise ProviderError(f"OpenAI API error {e.status_code}: {_message(e)}",
+                                retryable=status_is_retryable(e.status_code, getattr(e, "body", None)),
+                                retry_after=retry_after_seconds(e.response.headers), status=e.status_code) from e
+        except sdk.APITimeoutError as e:
+            raise ProviderError(f"OpenAI request timed out after {timeout}s", retryable=True) from e
+        except sdk.APIConnectionError as e:
+            raise ProviderError(f"OpenAI connection error: {e}", retryable=True) from e
+        except sdk.APIResponseValidationError as e:
+            raise ProviderError(f"OpenAI reply did not match the Chat Completions schema: {e}",
+                                retryable=False) from e
+        except (ValueError, TypeError) as e:
+            raise ProviderError(f"malformed reply from the OpenAI endpoint: {e}", retryable=False) from e
+        return _reply(resp)
+
+    def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
+        # Chat Completions has no is_error flag: the error text itself tells the model.
+        return [{"role": "tool", "tool_call_id": r.call.id,
+                 "content": ("ERROR: " + r.content) if r.is_error else r.content} for r in results]
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def _message(e: Any) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(e, "message", e))
+
+
+def _reply(resp: Any) -> ModelReply:
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
+        raise ProviderError("malformed reply from the OpenAI endpoint: no choices[0].message", retryable=False)
+    choice = choices[0]
+    msg = choice.message
+    calls: list[ToolCall] = []
+    native_calls: list[dict] = []
+    for tc in getattr(msg, "tool_calls", None) or []:
+        fn = getattr(tc, "function", None)
+        if fn is None:
+            continue
+        raw = fn.arguments
+        args, err = decode_arguments(raw)
+        calls.append(ToolCall(id=tc.id, name=fn.name, arguments=args, raw_arguments=raw, error=err))
+        native_calls.append({"id": tc.id, "type": "function",
+                             "function": {"name": fn.name, "arguments": raw if isinstance(raw, str) else ""}})
+    native: dict[str, Any] = {"role": "assistant", "content": msg.content}
+    if native_calls:
+        native["tool_calls"] = native_calls
+    usage = getattr(resp, "usage", None)
+    return ModelReply(text=msg.content, tool_calls=calls, stop_reason=choice.finish_reason,
+                      assistant_message=native,
+                      input_tokens=getattr(usage, "prompt_tokens", None),
+                      output_tokens=getattr(usage, "completion_tokens", None))

@@ -1,0 +1,125 @@
+"""`span-client report RUN_DIR [RUN_DIR ...] --out REPORT_DIR`
+
+Exit status: 0 report written; 2 unusable input (a folder that is not a run, an empty results file,
+...). When some folders are usable and others are not, the report is written for the usable ones,
+the problems are listed at the top of report.md, and the exit status is still 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import analysis, figures, tables
+from .loading import RunInputError, group_series, load_run
+from .stats import DEFAULT_SEED, N_RESAMPLES
+from .tokens import load_tokenizer
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Build the paper's results section for evaluation runs: accuracy "
+                          "breakdowns, bootstrap significance, paired with-tools vs unaided test, "
+                          "output tokens, judge agreement, an Umm al-Qura validity check; writes "
+                          "report.md, summary.json, CSVs and PNG figures.")
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                        help="run folders written by `span-client eval` (each with results.jsonl)")
+    parser.add_argument("--out", required=True, metavar="REPORT_DIR",
+                        help="folder to write report.md, summary.json, *.csv and *.png into")
+    parser.add_argument("--resamples", type=int, default=N_RESAMPLES,
+                        help=f"bootstrap resamples (default {N_RESAMPLES:,}, as in the paper)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"bootstrap seed (default {DEFAULT_SEED})")
+    parser.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    parser.add_argument("--no-tiktoken", action="store_true",
+                        help="do not try to load tiktoken o200k_base (token counts: provider only)")
+    parser.add_argument("--tiktoken-timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="give up loading the o200k_base encoding after this long (it downloads "
+                             "its file on first use; default 5)")
+    parser.add_argument("--quiet", action="store_true", help="print only problems")
+
+
+def _say(args, msg: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(msg)
+
+
+def run(args) -> int:
+    t0 = time.perf_counter()
+    if getattr(args, "resamples", N_RESAMPLES) < 100:
+        print("error: --resamples must be at least 100", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    errors: list[str] = []
+    warnings: list[str] = []
+    runs = []
+    for d in args.run_dirs:
+        try:
+            r = load_run(d)
+        except RunInputError as exc:
+            errors.append(str(exc))
+            print(f"error: {exc}", file=sys.stderr)
+            continue
+        runs.append(r)
+        warnings.extend(r.warnings)
+    if not runs:
+        print("error: no usable run folder; nothing to report (a run folder holds results.jsonl "
+              "written by `span-client eval`)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    series, w = group_series(runs)
+    warnings.extend(w)
+    tokenizer = load_tokenizer(timeout_s=getattr(args, "tiktoken_timeout", 5.0),
+                               enabled=not getattr(args, "no_tiktoken", False))
+    rep = analysis.analyse(series, n_resamples=args.resamples, seed=args.seed,
+                           tokenizer=tokenizer, warnings=warnings)
+
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"error: cannot create the report folder {out}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    csv_files = tables.write_csvs(out, rep, analysis.crosstab(series))
+    figs: list[tuple[str, str]] = []
+    if not getattr(args, "no_figures", False):
+        figs, notes = figures.make_figures(rep, out)
+        warnings.extend(f"figures: {n}" for n in notes)
+    for x in warnings:
+        print(f"warning: {x}", file=sys.stderr)
+
+    inputs = [str(r.path) for r in runs]
+    md = tables.render_markdown(rep, figs, csv_files, inputs + list(args.run_dirs[len(runs):]),
+                                errors, warnings)
+    (out / "report.md").write_text(md, encoding="utf-8")
+    rep.update({"inputs": inputs, "unusable_inputs": errors, "warnings": warnings,
+                "figures": [f for f, _ in figs], "csv_files": csv_files,
+                "elapsed_s": round(time.perf_counter() - t0, 3)})
+    (out / "summary.json").write_text(json.dumps(rep, indent=2, ensure_ascii=False, default=str),
+                                      encoding="utf-8")
+
+    _say(args, f"report: {out / 'report.md'}  ({len(series)} model/mode series, "
+               f"{sum(len(s.records) for s in series)} results, {len(figs)} figures, "
+               f"{time.perf_counter() - t0:.1f} s)")
+    for s in rep["series"]:
+        o = s["overall"]
+        _say(args, f"  {s['label']}: {tables.pct(o['accuracy'])} ({o['n_correct']}/{o['n_scored']} "
+                   f"scored, {o['n_unscored']} unscored, {o['n_errors']} errors)")
+    for p in rep["paired"]:
+        _say(args, f"  paired: {p['comparison']}: {tables.signed(p['mean_difference'])} "
+                   f"{tables._ci_pair(p)} {tables.format_p(p['p_value'])} (n={p['n_a']})")
+    return EXIT_BAD_INPUT if errors else EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="span-client report")
+    configure(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

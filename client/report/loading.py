@@ -1,0 +1,198 @@
+"""Reading run folders (results.jsonl / run.json / summary.json, see .notes/CONTRACTS.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RESULTS = "results.jsonl"
+
+# the fields the report uses; the rest (messages, tool results...) is dropped to keep memory small
+_KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "source_calendar",
+         "target_calendar", "template_id", "mode", "model", "final_answer", "stop_reason", "usage",
+         "error", "verdicts", "primary_judge", "correct", "gold", "answer")
+
+MODE_ORDER = {"unaided": 0, "with_tools": 1}
+
+
+class RunInputError(Exception):
+    """The folder cannot be used as a run (message says why)."""
+
+
+@dataclass
+class Run:
+    path: Path
+    meta: dict
+    summary: dict | None
+    records: list[dict]
+    warnings: list[str] = field(default_factory=list)
+    truncated_last_line: bool = False
+    n_bad_lines: int = 0
+
+    @property
+    def label(self) -> str:
+        return str(self.path)
+
+
+def _slim(obj: dict) -> dict:
+    rec = {k: obj[k] for k in _KEEP if k in obj}
+    v = rec.get("verdicts")
+    if isinstance(v, dict):  # keep verdict / extracted only
+        rec["verdicts"] = {j: {k: x.get(k) for k in ("verdict", "extracted")}
+                           for j, x in v.items() if isinstance(x, dict)}
+    return rec
+
+
+def _read_json(path: Path, warnings: list[str]) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        warnings.append(f"{path}: unreadable ({exc}); ignored")
+        return None
+    if not isinstance(obj, dict):
+        warnings.append(f"{path}: not a JSON object; ignored")
+        return None
+    return obj
+
+
+def load_run(path: str | Path) -> Run:
+    """Load one run folder. Raises RunInputError when nothing usable is in it.
+
+    A truncated last line (a run interrupted while writing) is ignored with a warning; other
+    malformed lines are skipped and counted."""
+    p = Path(path)
+    if not p.exists():
+        raise RunInputError(f"{p}: no such folder")
+    if p.is_file():
+        if p.name == RESULTS:
+            p = p.parent
+        else:
+            raise RunInputError(f"{p}: is a file, not a run folder (expected a folder with {RESULTS})")
+    results = p / RESULTS
+    if not results.is_file():
+        hint = ""
+        nested = sorted(x.parent.name for x in p.glob(f"*/{RESULTS}"))
+        if nested:
+            hint = f"; sub-folders that are runs: {', '.join(nested[:8])}"
+        raise RunInputError(f"{p}: not a run folder (no {RESULTS}){hint}")
+    warnings: list[str] = []
+    meta = _read_json(p / "run.json", warnings) or {}
+    if not (p / "run.json").exists():
+        warnings.append(f"{p}: no run.json; model and mode taken from the result lines")
+    summary = _read_json(p / "summary.json", warnings)
+
+    try:
+        raw = results.read_bytes()
+    except OSError as exc:
+        raise RunInputError(f"{results}: unreadable ({exc})") from exc
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    ends_with_newline = text.endswith("\n")
+    if ends_with_newline:
+        lines = lines[:-1]
+    records: list[dict] = []
+    bad: list[int] = []
+    truncated = False
+    seen: set[str] = set()
+    n_dupes = n_no_id = 0
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        last = i == len(lines)
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            if last and not ends_with_newline:
+                truncated = True
+            else:
+                bad.append(i)
+            continue
+        if not isinstance(obj, dict):
+            bad.append(i)
+            continue
+        if "id" not in obj:
+            n_no_id += 1
+            continue
+        rid = str(obj["id"])
+        if rid in seen:
+            n_dupes += 1
+            continue
+        seen.add(rid)
+        rec = _slim(obj)
+        rec["id"] = rid
+        rec.setdefault("model", meta.get("model") or "unknown")
+        rec.setdefault("mode", meta.get("mode") or "unknown")
+        records.append(rec)
+    if truncated:
+        warnings.append(f"{results}: the last line is truncated (run interrupted while writing?); "
+                        f"ignored it, {len(records)} complete lines used")
+    if bad:
+        shown = ", ".join(map(str, bad[:10])) + (" ..." if len(bad) > 10 else "")
+        warnings.append(f"{results}: {len(bad)} malformed line(s) skipped (line {shown})")
+    if n_no_id:
+        warnings.append(f"{results}: {n_no_id} line(s) without an instance id skipped")
+    if n_dupes:
+        warnings.append(f"{results}: {n_dupes} duplicate instance id(s); the first occurrence kept")
+    if not records:
+        why = "is empty" if not lines or not any(x.strip() for x in lines) else "has no usable result line"
+        raise RunInputError(f"{results} {why}")
+    missing_correct = sum(1 for r in records if "correct" not in r)
+    if missing_correct:
+        warnings.append(f"{results}: {missing_correct} line(s) have no 'correct' field; "
+                        f"counted as unscored")
+    return Run(p, meta, summary, records, warnings, truncated, len(bad))
+
+
+@dataclass
+class Series:
+    """All results of one model in one mode (possibly from several run folders)."""
+    model: str
+    mode: str
+    records: list[dict]
+    sources: list[str]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.model, self.mode)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} · {self.mode.replace('_', ' ')}"
+
+    @property
+    def ids(self) -> set[str]:
+        return {r["id"] for r in self.records}
+
+
+def series_sort_key(key: tuple[str, str]) -> tuple:
+    return (key[0], MODE_ORDER.get(key[1], 9), key[1])
+
+
+def group_series(runs: list[Run]) -> tuple[list[Series], list[str]]:
+    """Merge runs into series keyed by (model, mode); a run folder holding several models or modes
+    is split.  The same instance id twice in one series (overlapping runs) keeps the first."""
+    warnings: list[str] = []
+    by_key: dict[tuple[str, str], Series] = {}
+    seen: dict[tuple[str, str], set[str]] = {}
+    dupes: dict[tuple[str, str], int] = {}
+    for run in runs:
+        for rec in run.records:
+            key = (str(rec.get("model")), str(rec.get("mode")))
+            s = by_key.get(key)
+            if s is None:
+                s = by_key[key] = Series(key[0], key[1], [], [])
+                seen[key] = set()
+            if run.label not in s.sources:
+                s.sources.append(run.label)
+            if rec["id"] in seen[key]:
+                dupes[key] = dupes.get(key, 0) + 1
+                continue
+            seen[key].add(rec["id"])
+            s.records.append(rec)
+    for key, n in dupes.items():
+        warnings.append(f"{key[0]} / {key[1]}: {n} instance id(s) appear in more than one run folder; "
+                        f"the first occurrence kept")
+    return [by_key[k] for k in sorted(by_key, key=series_sort_key)], warnings

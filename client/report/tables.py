@@ -1,0 +1,312 @@
+"""report.md and the CSV files, from the analysis dict."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .analysis import COMPARISONS, DIMENSIONS, level_label
+from .stats import format_p
+
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def num(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def signed(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:+.{digits}f}"
+
+
+def cell(c: dict | None) -> str:
+    """'45.2% (113/250)' plus what is outside the denominator."""
+    if not c or not c.get("n"):
+        return "–"
+    s = f"{pct(c['accuracy'])} ({c['n_correct']}/{c['n_scored']})"
+    extra = []
+    if c.get("n_unscored"):
+        extra.append(f"{c['n_unscored']} unscored")
+    if extra:
+        s += " [" + ", ".join(extra) + "]"
+    return s
+
+
+def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
+    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    align = align or ("l" + "r" * (len(header) - 1))
+    sep = ["---:" if a == "r" else ":---:" if a == "c" else "---" for a in align]
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def mode_label(mode: str) -> str:
+    return mode.replace("_", " ")
+
+
+# ------------------------------------------------------------------------------------------ CSV
+def write_csv(path: Path, rows: list[dict], fields: list[str] | None = None) -> None:
+    fields = fields or (list(rows[0]) if rows else ["empty"])
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
+
+
+_COUNT_FIELDS = ["n", "n_scored", "n_correct", "n_unscored", "n_errors", "n_not_attempted",
+                 "n_max_turns", "accuracy", "ci95_low", "ci95_high"]
+
+
+def _flat(c: dict) -> dict:
+    d = dict(c)
+    ci = d.pop("ci95", None) or [None, None]
+    d["ci95_low"], d["ci95_high"] = ci
+    return d
+
+
+def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
+    files = []
+
+    def put(name, rows, fields=None):
+        write_csv(out / name, rows, fields)
+        files.append(name)
+
+    put("accuracy_overall.csv",
+        [{"model": s["model"], "mode": s["mode"], **_flat(s["overall"])} for s in rep["series"]],
+        ["model", "mode", *_COUNT_FIELDS])
+    rows = []
+    for s in rep["series"]:
+        for dim in DIMENSIONS:
+            for lv, c in s["by"][dim].items():
+                rows.append({"model": s["model"], "mode": s["mode"], "dimension": dim, "level": lv,
+                             **_flat(c)})
+    put("accuracy_by.csv", rows, ["model", "mode", "dimension", "level", *_COUNT_FIELDS])
+    put("crosstab.csv", crosstab_rows,
+        ["model", "mode", "eval_date", "reasoning_type", "question_format", "direction",
+         "source_calendar", "target_calendar", *_COUNT_FIELDS[:-2]])
+    sig_fields = ["model", "mode", "comparison", "a", "b", "n_a", "n_b", "mean_a", "mean_b",
+                  "mean_difference", "ci_low", "ci_high", "p_value", "n_resamples", "seed", "note"]
+    put("significance.csv", rep["significance"], sig_fields)
+    paired_rows = [{**p, "with_tools_model": p["with_tools"]["model"],
+                    "unaided_model": p["unaided"]["model"]} for p in rep["paired"]]
+    put("paired_tools_vs_unaided.csv", paired_rows,
+        ["comparison", "pairing", "with_tools_model", "unaided_model", "n_common",
+         "n_only_with_tools", "n_only_unaided", "n_unscored_in_either", "n_a", "mean_a", "mean_b",
+         "mean_difference", "ci_low", "ci_high", "p_value", "n_tools_right_unaided_wrong",
+         "n_unaided_right_tools_wrong", "n_both_right", "n_both_wrong", "n_resamples", "seed"])
+    trows = []
+    for s in rep["series"]:
+        t = s["tokens"]
+        for date, tt in [("all", t), *t["by_eval_date"].items()]:
+            trows.append({"model": s["model"], "mode": s["mode"], "eval_date": date,
+                          "provider_n": tt["provider"]["n"], "provider_mean": tt["provider"]["mean"],
+                          "provider_median": tt["provider"]["median"],
+                          "tiktoken_n": tt["tiktoken"]["n"], "tiktoken_mean": tt["tiktoken"]["mean"],
+                          "tiktoken_median": tt["tiktoken"]["median"]})
+    put("output_tokens.csv", trows)
+    if rep["agreement"]:
+        put("judge_agreement.csv", rep["agreement"],
+            ["model", "n", "n_agree", "raw_agreement", "cohen_kappa", "kappa_source",
+             "n_llm_unscored", "rules_correct", "llm_correct"])
+    if rep["validity"].get("rows"):
+        put("validity_umm_al_qura.csv", rep["validity"]["rows"],
+            ["model", "mode", "n_islamic_target_content", "n_wrong", "n_matches_umm_al_qura",
+             "share_of_wrong", "n_tabular_equals_uaq", "n_matches_gold", "n_no_date_found",
+             "n_outside_umm_al_qura_range", "n_other"])
+    return files
+
+
+# ------------------------------------------------------------------------------------- markdown
+def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[str],
+                    inputs: list[str], errors: list[str], warnings: list[str]) -> str:
+    S = rep["series"]
+    out: list[str] = []
+    w = out.append
+    w("# SPAN evaluation report\n")
+    w(f"Generated {rep['generated_at']} by `span-client report` from "
+      f"{len(inputs)} run folder(s). Bootstrap: {rep['settings']['n_resamples']:,} resamples, "
+      f"seed {rep['settings']['seed']}.\n")
+    if errors or warnings:
+        w("## Input problems\n")
+        for e in errors:
+            w(f"- **unusable:** {e}")
+        for x in warnings:
+            w(f"- warning: {x}")
+        w("")
+
+    w("## Runs\n")
+    w(md_table(["Model", "Mode", "Instances", "Evaluation dates", "Run folder(s)"],
+               [[s["model"], mode_label(s["mode"]), str(s["n_instances"]),
+                 _dates_text(s["eval_dates"]), "<br>".join(f"`{x}`" for x in s["sources"])]
+                for s in S], "llrll"))
+    w("")
+
+    w("## Overall accuracy\n")
+    w("Accuracy = correct / scored. *Unscored* answers (`correct` is null: provider error or an "
+      "UNSCORED primary verdict) are left out of the denominator, not counted as wrong. *Errors* "
+      "are provider errors; *not attempted* are answers the judge found no final answer in (scored "
+      "as wrong); *max turns* are tool loops that hit the turn limit. 95% CI: Wilson interval.\n")
+    w(md_table(["Model", "Mode", "Accuracy", "95% CI", "Correct / scored", "Unscored", "Errors",
+                "Not attempted", "Max turns"],
+               [[s["model"], mode_label(s["mode"]), pct(s["overall"]["accuracy"]),
+                 _ci(s["overall"]), f"{s['overall']['n_correct']}/{s['overall']['n_scored']}",
+                 str(s["overall"]["n_unscored"]), str(s["overall"]["n_errors"]),
+                 str(s["overall"]["n_not_attempted"]), str(s["overall"]["n_max_turns"])]
+                for s in S], "llrrrrrrr"))
+    w("")
+
+    for dim, title in DIMENSIONS.items():
+        levels: list[str] = []
+        for s in S:
+            for lv in s["by"][dim]:
+                if lv not in levels:
+                    levels.append(lv)
+        if dim == "pair":
+            from .analysis import sort_levels
+            levels = sort_levels("pair", levels)
+        w(f"## Accuracy by {title.lower()}\n")
+        w("Each cell: accuracy (correct/scored)" + (", [unscored]" if any(
+            s["by"][dim].get(lv, {}).get("n_unscored") for s in S for lv in levels) else "") + ".\n")
+        w(md_table([title, *[s["label"] for s in S]],
+                   [[level_label(dim, lv), *[cell(s["by"][dim].get(lv)) for s in S]]
+                    for lv in levels]))
+        w("")
+    w("The full model × mode × evaluation date × reasoning type × question format × direction × "
+      "source × target crosstab is in [`crosstab.csv`](crosstab.csv).\n")
+
+    w("## Significance (bootstrap, as in the paper's Appendix C)\n")
+    w(f"Unpaired bootstrap over instances, {rep['settings']['n_resamples']:,} resamples: mean "
+      "difference = accuracy(A) − accuracy(B) on scored answers; 95% percentile confidence "
+      "interval; two-sided p-value from resampling both groups out of the pooled answers (no "
+      "difference), p = (1 + #|null| ≥ |observed|) / (1 + resamples).\n")
+    rows = []
+    for r in rep["significance"]:
+        rows.append([r["model"], mode_label(r["mode"]), r["comparison"],
+                     f"{pct(r['mean_a'])} vs {pct(r['mean_b'])}" if r["mean_a"] is not None
+                     and r["mean_b"] is not None else "n/a",
+                     signed(r["mean_difference"]), _ci_pair(r), format_p(r["p_value"]),
+                     f"{r['n_a']} / {r['n_b']}"])
+    w(md_table(["Model", "Mode", "A vs B", "Accuracy A vs B", "Mean difference", "95% CI",
+                "p-value", "n A / n B"], rows, "lllrrrrr"))
+    w("")
+
+    w("## With tools vs unaided (paired by instance)\n")
+    if not rep["paired"]:
+        w("No pair of a with-tools run and an unaided run to compare.\n")
+    else:
+        w("Paired bootstrap over the instances both runs scored (same instance ids): mean "
+          "difference = accuracy with tools − accuracy unaided; 95% percentile CI; two-sided "
+          "p-value from the centred differences. When the two runs come from different models the "
+          "row says so: the difference is then between two systems, not the effect of tools on one "
+          "model.\n")
+        rows = []
+        for p in rep["paired"]:
+            rows.append([p["comparison"], str(p["n_a"]), pct(p["mean_b"]), pct(p["mean_a"]),
+                         signed(p["mean_difference"]), _ci_pair(p), format_p(p["p_value"]),
+                         f"{p['n_tools_right_unaided_wrong']} / {p['n_unaided_right_tools_wrong']}",
+                         f"{p['n_only_with_tools']} / {p['n_only_unaided']} / "
+                         f"{p['n_unscored_in_either']}"])
+        w(md_table(["Comparison", "Paired n", "Unaided", "With tools", "Mean difference", "95% CI",
+                    "p-value", "Only tools right / only unaided right",
+                    "Unpaired: only tools / only unaided / unscored"], rows, "lrrrrrrrr"))
+        w("")
+
+    w("## Output tokens per answer\n")
+    tk = rep["settings"]["tiktoken"]
+    if tk["available"]:
+        w(f"*tiktoken* column: the final answer text tokenised with `{tk['encoding']}` as in the "
+          "paper (Figure 2 right). *Provider* column: `usage.output_tokens` as reported by the "
+          "provider — with tools it covers every turn of the tool loop, not only the final answer.\n")
+    else:
+        w(f"tiktoken `{tk['encoding']}` counts: **unavailable** — {tk['reason']}. *Provider* column: "
+          "`usage.output_tokens` as reported by the provider (with tools: every turn of the loop).\n")
+    rows = []
+    for s in S:
+        t = s["tokens"]
+        rows.append([s["model"], mode_label(s["mode"]), _tok(t["provider"]),
+                     _tok(t["tiktoken"]) if tk["available"] else "unavailable"])
+    w(md_table(["Model", "Mode", "Provider output tokens: mean / median (n)",
+                f"tiktoken {tk['encoding']}: mean / median (n)"], rows, "llrr"))
+    w("")
+
+    w("## Judge agreement (rules vs LLM judge, as in the paper's Appendix B)\n")
+    if not rep["agreement"]:
+        w("Not available: no run has both rule and LLM verdicts (run `span-client eval` with "
+          "`--judge-model` to get the LLM judge).\n")
+    else:
+        w("On answers both judges scored; rules NOT_ATTEMPTED counts as not correct, LLM UNSCORED "
+          "is left out.\n")
+        w(md_table(["Model", "Agreement", "Cohen's κ", "n", "LLM unscored"],
+                   [[a["model"], f"{num(a['raw_agreement'], 3)} ({a['n_agree']}/{a['n']})",
+                     num(a["cohen_kappa"], 3), str(a["n"]), str(a["n_llm_unscored"])]
+                    for a in rep["agreement"]], "lrrrr"))
+        w("")
+
+    w("## Benchmark validity: Islamic answers that follow Umm al-Qura\n")
+    v = rep["validity"]
+    w("SPAN's gold Islamic dates use the arithmetic (tabular) calendar; Saudi Arabia's Umm al-Qura "
+      "calendar differs from it by a day on most days. For content questions with an Islamic "
+      "target judged wrong, the model's date is compared with the Umm al-Qura date of the gold's "
+      "Gregorian day.\n")
+    if not v.get("available"):
+        w(f"Not computed: {v.get('note')}.\n")
+    else:
+        rows = [[r["model"], mode_label(r["mode"]), str(r["n_islamic_target_content"]),
+                 str(r["n_wrong"]), str(r["n_matches_umm_al_qura"]), pct(r["share_of_wrong"]),
+                 str(r["n_tabular_equals_uaq"]), str(r["n_no_date_found"]),
+                 str(r["n_outside_umm_al_qura_range"]), str(r["n_matches_gold"]), str(r["n_other"])]
+                for r in v["rows"]]
+        w(md_table(["Model", "Mode", "Islamic-target content", "Judged wrong",
+                    "= Umm al-Qura date", "Share of wrong", "Tabular = Umm al-Qura that day",
+                    "No date found", "Outside Umm al-Qura range", "= gold (judge disagrees)",
+                    "Other"], rows, "llrrrrrrrrr"))
+        w(f"\n{v['note']}. Umm al-Qura tables cover 1924-08-01 to 2077-11-16 (hijridate).\n")
+        ex = [e for r in v["rows"] for e in r["examples"]][:5]
+        if ex:
+            w(md_table(["Instance", "Gregorian day", "Gold (tabular)", "Umm al-Qura", "Answer"],
+                       [[e["id"], e["gregorian"], e["gold_tabular"], e["umm_al_qura"], e["answer"]]
+                        for e in ex], "lllll"))
+            w("")
+
+    if figures:
+        w("## Figures\n")
+        for fname, caption in figures:
+            w(f"**{caption}**\n")
+            w(f"![{caption}]({fname})\n")
+
+    w("## Files\n")
+    w("- `summary.json`: everything above, for machines")
+    for f in csv_files:
+        w(f"- [`{f}`]({f})")
+    w("")
+    return "\n".join(out)
+
+
+def _dates_text(dates: list[str]) -> str:
+    if len(dates) <= 3:
+        return ", ".join(dates)
+    return f"{len(dates)} dates, {dates[0]} … {dates[-1]}"
+
+
+def _ci(c: dict) -> str:
+    ci = c.get("ci95")
+    return f"[{pct(ci[0])}, {pct(ci[1])}]" if ci else "n/a"
+
+
+def _ci_pair(r: dict) -> str:
+    if r.get("ci_low") is None:
+        return "n/a" + (f" ({r['note']})" if r.get("note") else "")
+    return f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]"
+
+
+def _tok(t: dict) -> str:
+    if not t["n"]:
+        return "not reported"
+    return f"{t['mean']:.1f} / {t['median']:.0f} ({t['n']})"
+
+
+__all__ = ["render_markdown", "write_csvs", "COMPARISONS"]

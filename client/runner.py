@@ -1,0 +1,568 @@
+"""Running an evaluation: dataset, concurrency, the one retry layer, judging, the run folder.
+
+Run folder (``--out DIR``): ``results.jsonl`` (append-only, one line per instance, schema in
+.notes/CONTRACTS.md), ``run.json``, ``summary.json``, ``errors.jsonl`` (error lines superseded by a resumed
+run, kept for the record) and ``server.log`` (the stdio MCP server's stderr).
+
+Resume: re-running with the same ``--out`` skips every instance already answered; a truncated last line
+(a killed writer) is dropped; error lines are moved to ``errors.jsonl`` and those instances run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import platform
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable, Iterator
+
+from .providers.base import ModelReply, Provider, ProviderError
+
+RESULTS = "results.jsonl"
+RUN = "run.json"
+SUMMARY = "summary.json"
+ERRORS = "errors.jsonl"
+
+PROMPT_UNAIDED = "system_unaided.md"
+PROMPT_TOOLS = "system_tools.md"
+
+
+class RunError(Exception):
+    """A problem the user must fix (bad input file, mismatched run folder...): one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------------------------- prompts
+def load_prompt(name: str) -> str:
+    return resources.files("prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+def prompt_hashes() -> dict[str, str]:
+    out = {}
+    for entry in sorted(resources.files("prompts").iterdir(), key=lambda p: p.name):
+        if entry.name.endswith((".md", ".txt")):
+            out[entry.name] = "sha256:" + hashlib.sha256(entry.read_bytes()).hexdigest()
+    return out
+
+
+# --------------------------------------------------------------------------------------------- retries
+@dataclass
+class RetryPolicy:
+    """The only retry layer (the SDK clients are built with ``max_retries=0``).
+
+    Retries retryable :class:`ProviderError` s (429, 5xx, connection errors, timeouts) up to
+    ``max_retries`` times with exponential backoff and full jitter, waiting at least the server's
+    Retry-After when it sent one (capped at ``max_delay``)."""
+
+    max_retries: int = 6
+    base_delay: float = 1.0
+    max_delay: float = 60.0
+    timeout: float | None = None  # hard per-request guard on top of the SDK's own timeout
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    rng: random.Random = field(default_factory=random.Random)
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = min(self.max_delay, self.base_delay * (2 ** attempt))
+        wait = self.rng.uniform(backoff / 2, backoff)  # jitter, never below half the backoff
+        if retry_after is not None:
+            wait = max(wait, min(retry_after, self.max_delay))
+        return wait
+
+    async def call(self, factory: Callable[[], Awaitable[Any]]) -> tuple[Any, int]:
+        attempt = 0
+        while True:
+            try:
+                if self.timeout:
+                    try:
+                        result = await asyncio.wait_for(factory(), self.timeout + 1.0)
+                    except asyncio.TimeoutError:
+                        raise ProviderError(f"request timed out after {self.timeout}s", retryable=True) from None
+                else:
+                    result = await factory()
+                return result, attempt
+            except ProviderError as e:
+                if not e.retryable or attempt >= self.max_retries:
+                    if e.retryable:
+                        e.args = (f"{e.args[0]} (gave up after {attempt} retries)",)
+                    e.retries = attempt  # type: ignore[attr-defined]
+                    raise
+                await self.sleep(self.delay(attempt, e.retry_after))
+                attempt += 1
+
+
+# --------------------------------------------------------------------------------------------- dataset
+def read_instances_file(path: str | Path) -> list[dict]:
+    p = Path(path)
+    if not p.is_file():
+        raise RunError(f"--instances: no such file: {p}")
+    out = []
+    with p.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise RunError(f"--instances {p}: line {n} is not JSON ({e})") from None
+            if not isinstance(obj, dict) or "id" not in obj or "question" not in obj:
+                raise RunError(f"--instances {p}: line {n} is not a SPAN instance (needs at least 'id' and 'question')")
+            out.append(obj)
+    if not out:
+        raise RunError(f"--instances {p}: no instances in the file")
+    return out
+
+
+def generate_instances(dates: list[str]) -> list[dict]:
+    """Instances for the given evaluation dates, from the generator's library (span.benchmark)."""
+    try:
+        from span import benchmark
+    except ImportError as e:
+        raise RunError(f"cannot generate instances: span.benchmark is not available ({e}); use --instances FILE")
+    gen = None
+    for name in ("generate_instances", "generate", "generate_for_date", "instances_for_date"):
+        gen = getattr(benchmark, name, None)
+        if callable(gen):
+            break
+    if gen is None:
+        raise RunError("cannot generate instances: span.benchmark has no generator function; use --instances FILE")
+    out: list[dict] = []
+    for d in dates:
+        try:
+            items = gen(d)
+        except (ValueError, TypeError) as e:
+            raise RunError(f"cannot generate instances for {d}: {e}") from None
+        for it in items:
+            out.append(_as_dict(it))
+    return out
+
+
+def _as_dict(item: Any) -> dict:
+    if isinstance(item, dict):
+        return item
+    for attr in ("to_dict", "as_dict", "model_dump"):
+        f = getattr(item, attr, None)
+        if callable(f):
+            return f()
+    import dataclasses
+
+    if dataclasses.is_dataclass(item):
+        return dataclasses.asdict(item)
+    raise TypeError(f"cannot turn {type(item).__name__} into an instance dict")
+
+
+def sample_instances(items: list[dict], n: int | None, seed: int) -> list[dict]:
+    if n is None or n >= len(items):
+        return items
+    idx = sorted(random.Random(seed).sample(range(len(items)), n))
+    return [items[i] for i in idx]
+
+
+# --------------------------------------------------------------------------------------------- run folder
+def read_lines(path: Path) -> Iterator[dict]:
+    """Complete JSON lines of a results file; a truncated last line (no newline) is skipped."""
+    if not path.exists():
+        return
+    with path.open("rb") as f:
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                break  # a writer was killed mid-line
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and "id" in obj:
+                yield obj
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def prepare_results(out_dir: Path) -> set[str]:
+    """Make results.jsonl resumable and return the ids already finished (not errors).
+
+    Error lines, a truncated tail and undecodable lines are removed by an atomic rewrite (error lines are
+    appended to errors.jsonl first), so appending afterwards never duplicates an id."""
+    path = out_dir / RESULTS
+    if not path.exists():
+        return set()
+    done: set[str] = set()
+    needs_rewrite = False
+    with path.open("rb") as f:
+        for raw in f:
+            if not raw.endswith(b"\n"):
+                needs_rewrite = True
+                break
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                needs_rewrite = True
+                continue
+            if not isinstance(obj, dict) or "id" not in obj:
+                needs_rewrite = True
+            elif obj.get("stop_reason") == "error" or obj["id"] in done:
+                needs_rewrite = True
+            else:
+                done.add(obj["id"])
+    if needs_rewrite:
+        tmp = path.with_name(f".{RESULTS}.tmp{os.getpid()}")
+        kept: set[str] = set()
+        with path.open("rb") as src, tmp.open("wb") as dst, (out_dir / ERRORS).open("ab") as err:
+            for raw in src:
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    obj = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(obj, dict) or "id" not in obj:
+                    continue
+                if obj.get("stop_reason") == "error":
+                    err.write(raw)
+                    continue
+                if obj["id"] in kept:
+                    continue
+                kept.add(obj["id"])
+                dst.write(raw)
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.replace(tmp, path)
+    return done
+
+
+# --------------------------------------------------------------------------------------------- judging
+class Judging:
+    """Rules judge always; LLM judge when an ``ask`` callable is given. Primary = llm if present."""
+
+    def __init__(self, ask: Callable[[str, str], Awaitable[str]] | None = None, judge_model: str | None = None,
+                 max_attempts: int = 3):
+        from .judges import rules
+
+        self._rules = rules
+        self.judge_model = judge_model
+        self.llm = None
+        if ask is not None:
+            from .judges.llm import LLMJudge
+
+            self.llm = LLMJudge(ask, max_attempts=max_attempts)
+        self.primary = "llm" if self.llm is not None else "rules"
+
+    def describe(self) -> dict:
+        d: dict[str, Any] = {"rules": "client.judges.rules"}
+        if self.llm is not None:
+            d["llm"] = self.judge_model
+        return d
+
+    async def judge(self, line: dict) -> dict:
+        """Fill ``verdicts``, ``primary_judge`` and ``correct`` of a results line (in place)."""
+        line["primary_judge"] = self.primary
+        if line.get("stop_reason") == "error":
+            line["verdicts"] = {}
+            line["correct"] = None
+            return line
+        answer = line.get("final_answer")
+        rv = self._rules.judge_answer(line, answer)
+        verdicts: dict[str, Any] = {"rules": {"verdict": _v(rv, "verdict"), "extracted": _v(rv, "extracted"),
+                                              "reason": _v(rv, "reason")}}
+        if self.llm is not None:
+            verdicts["llm"] = await self._llm_verdict(line, answer)
+        line["verdicts"] = verdicts
+        line["correct"] = verdict_correct(verdicts[self.primary]["verdict"])
+        return line
+
+    async def _llm_verdict(self, line: dict, answer: str | None) -> dict:
+        if not answer or not answer.strip():
+            return {"verdict": "INCORRECT", "raw": "(no final answer; the judge was not asked)", "attempts": 0}
+        try:
+            lv = await self.llm.judge(line.get("question", ""), answer, str(line.get("answer", "")))
+        except ProviderError as e:
+            return {"verdict": "UNSCORED", "raw": f"judge request failed: {e}", "attempts": 0}
+        return {"verdict": _v(lv, "verdict"), "raw": _v(lv, "raw"), "attempts": _v(lv, "attempts")}
+
+
+def _v(obj: Any, name: str) -> Any:
+    value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return getattr(value, "value", value)  # enums -> their string
+
+
+def verdict_correct(verdict: str | None) -> bool | None:
+    if verdict == "CORRECT":
+        return True
+    if verdict in ("INCORRECT", "NOT_ATTEMPTED"):
+        return False
+    return None  # UNSCORED / missing
+
+
+def make_ask(provider: Provider, retry: RetryPolicy, timeout: float | None) -> Callable[[str, str], Awaitable[str]]:
+    """The ``ask(system, user) -> text`` callable for the LLM judge (the provider runs at temperature 0)."""
+
+    async def ask(system: str, user: str) -> str:
+        reply, _ = await retry.call(lambda: provider.generate(system, provider.initial_messages(user), None, timeout))
+        return reply.text or ""
+
+    return ask
+
+
+# --------------------------------------------------------------------------------------------- summary
+def summarize(out_dir: Path, model: str | None = None, mode: str | None = None) -> dict:
+    n = n_scored = n_correct = n_errors = 0
+    per_judge: dict[str, dict[str, int]] = {}
+    pairs: list[tuple[int, int]] = []
+    stop_reasons: dict[str, int] = {}
+    for line in read_lines(out_dir / RESULTS):
+        n += 1
+        model = model or line.get("model")
+        mode = mode or line.get("mode")
+        stop_reasons[line.get("stop_reason")] = stop_reasons.get(line.get("stop_reason"), 0) + 1
+        if line.get("stop_reason") == "error":
+            n_errors += 1
+        if line.get("correct") is not None:
+            n_scored += 1
+            n_correct += bool(line["correct"])
+        verdicts = line.get("verdicts") or {}
+        for judge, v in verdicts.items():
+            counts = per_judge.setdefault(judge, {})
+            counts[v.get("verdict")] = counts.get(v.get("verdict"), 0) + 1
+        r, l = verdicts.get("rules"), verdicts.get("llm")
+        if r and l and l.get("verdict") in ("CORRECT", "INCORRECT"):
+            pairs.append((int(r.get("verdict") == "CORRECT"), int(l.get("verdict") == "CORRECT")))
+    for judge, keys in (("rules", ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")), ("llm", ("CORRECT", "INCORRECT", "UNSCORED"))):
+        if judge in per_judge:
+            for k in keys:
+                per_judge[judge].setdefault(k, 0)
+    return {"model": model, "mode": mode, "n": n, "n_scored": n_scored, "n_correct": n_correct,
+            "accuracy": (n_correct / n_scored) if n_scored else None, "n_errors": n_errors,
+            "stop_reasons": stop_reasons, "per_judge": per_judge, "agreement": _agreement(pairs)}
+
+
+def _agreement(pairs: list[tuple[int, int]]) -> dict | None:
+    if not pairs:
+        return None
+    a = [p[0] for p in pairs]
+    b = [p[1] for p in pairs]
+    raw = sum(x == y for x, y in pairs) / len(pairs)
+    try:
+        from .judges.agreement import cohen_kappa
+
+        kappa = cohen_kappa(a, b)
+    except ImportError:  # pragma: no cover - judges helper missing
+        kappa = None
+    if kappa is not None:
+        kappa = float(kappa)
+        if kappa != kappa:  # NaN (no variation) is not valid JSON
+            kappa = None
+    return {"n": len(pairs), "raw_agreement": raw, "cohen_kappa": kappa}
+
+
+# --------------------------------------------------------------------------------------------- progress
+class Progress:
+    def __init__(self, total: int, done: int, enabled: bool, label: str):
+        self.enabled = enabled
+        self.total, self.done = total, done
+        self.correct = self.scored = self.errors = 0
+        self.started = time.monotonic()
+        self._bar = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, \
+                TimeElapsedColumn
+
+            self._bar = RichProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TextColumn("acc {task.fields[acc]}"), TextColumn("err {task.fields[err]}"),
+                                     TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn(),
+                                     transient=False)
+            self._task = self._bar.add_task(label, total=total, completed=done, acc="-", err=0, rate="-")
+
+    def __enter__(self):
+        if self._bar:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar:
+            self._bar.stop()
+
+    def update(self, line: dict, new: int) -> None:
+        self.done += 1
+        if line.get("stop_reason") == "error":
+            self.errors += 1
+        if line.get("correct") is not None:
+            self.scored += 1
+            self.correct += bool(line["correct"])
+        if self._bar:
+            elapsed = max(time.monotonic() - self.started, 1e-9)
+            acc = f"{100 * self.correct / self.scored:.1f}%" if self.scored else "-"
+            self._bar.update(self._task, completed=self.done, acc=acc, err=self.errors,
+                             rate=f"{new / elapsed:.1f}")
+
+
+# --------------------------------------------------------------------------------------------- eval
+@dataclass
+class EvalConfig:
+    model: str
+    out_dir: Path
+    with_tools: bool = False
+    server_url: str | None = None
+    max_turns: int = 8
+    concurrency: int = 8
+    timeout: float | None = 120.0
+    quiet: bool = False
+    args: dict = field(default_factory=dict)
+    mcp_target: Any = None  # in-process MCP server object (tests/benchmarks only)
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("span-toolkit", "anthropic", "openai", "mcp"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def check_run_folder(out_dir: Path, model: str, mode: str) -> dict | None:
+    run_path = out_dir / RUN
+    if not run_path.exists():
+        return None
+    try:
+        prev = json.loads(run_path.read_text(encoding="utf-8"))
+    except ValueError:
+        raise RunError(f"{run_path} is not valid JSON; use another --out") from None
+    if prev.get("model") != model or prev.get("mode") != mode:
+        raise RunError(f"{out_dir} holds a run of {prev.get('model')} ({prev.get('mode')}), not {model} ({mode}); "
+                       f"use another --out")
+    return prev
+
+
+async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict], total: int,
+                   judging: "Judging", retry: RetryPolicy) -> dict:
+    from .agent import solve
+
+    mode = "with_tools" if cfg.with_tools else "unaided"
+    out_dir = cfg.out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    prev = check_run_folder(out_dir, provider.label, mode)
+    done = prepare_results(out_dir)
+    system = load_prompt(PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED)
+    run_info: dict[str, Any] = {
+        "model": provider.label, "mode": mode, "judges": judging.describe(), "primary_judge": judging.primary,
+        "provider": provider.config(), "args": cfg.args, "versions": _versions(), "prompt_hashes": prompt_hashes(),
+        "system_prompt": PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED,
+        "started_at": (prev or {}).get("started_at") or _now(), "ended_at": None,
+        "resumed_at": [*((prev or {}).get("resumed_at") or []), *([_now()] if prev else [])],
+        "n_instances": total, "n_already_done": len(done),
+    }
+    todo: Iterator[dict] = (inst for inst in instances if inst["id"] not in done)
+    seen: set[str] = set(done)
+
+    async def body(mcp) -> None:
+        if mcp is not None:
+            run_info["mcp"] = {"server": mcp.description, "tools": [t.name for t in mcp.tools]}
+        atomic_write_json(out_dir / RUN, run_info)
+        interactive = not cfg.quiet and sys.stderr.isatty()
+        results_f = (out_dir / RESULTS).open("a", encoding="utf-8")
+        new = 0
+        try:
+            with Progress(total, len(done), interactive, provider.label) as progress:
+                async def worker() -> None:
+                    nonlocal new
+                    for inst in todo:
+                        if inst["id"] in seen:
+                            continue  # duplicate id in the input
+                        seen.add(inst["id"])
+                        line = await _one(inst)
+                        results_f.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+                        results_f.flush()
+                        new += 1
+                        progress.update(line, new)
+
+                async def _one(inst: dict) -> dict:
+                    outcome = await solve(provider, inst["question"], system=system, tools=mcp,
+                                          max_turns=cfg.max_turns, request=retry.call, timeout=cfg.timeout)
+                    line = dict(inst)
+                    line.update({"mode": mode, "model": provider.label, "messages": outcome.messages,
+                                 "tool_calls": outcome.tool_calls, "final_answer": outcome.final_answer,
+                                 "stop_reason": outcome.stop_reason, "turns": outcome.turns,
+                                 "usage": outcome.usage(), "latency_s": outcome.latency_s,
+                                 "retries": outcome.retries, "error": outcome.error})
+                    return await judging.judge(line)
+
+                await asyncio.gather(*(worker() for _ in range(max(1, cfg.concurrency))))
+        finally:
+            results_f.close()
+
+    if cfg.with_tools:
+        from .mcp_tools import MCPTools
+
+        with (out_dir / "server.log").open("a", encoding="utf-8") as errlog:
+            async with MCPTools(cfg.server_url, target=cfg.mcp_target, errlog=errlog) as mcp:
+                await body(mcp)
+    else:
+        await body(None)
+    summary = summarize(out_dir, provider.label, mode)
+    run_info["ended_at"] = _now()
+    atomic_write_json(out_dir / RUN, run_info)
+    atomic_write_json(out_dir / SUMMARY, summary)
+    return summary
+
+
+# --------------------------------------------------------------------------------------------- re-judge
+async def rejudge(out_dir: Path, judging: Judging, concurrency: int = 8) -> dict:
+    """Re-judge every line of an existing run without asking the model; rewrite results atomically."""
+    path = out_dir / RESULTS
+    if not path.exists():
+        raise RunError(f"{out_dir} has no {RESULTS}; is it a span-client eval run folder?")
+    lines = list(read_lines(path))  # judging may be async (LLM): bounded by the semaphore below
+    sem = asyncio.Semaphore(max(1, concurrency))
+    keep_llm = judging.llm is None
+    run_path = out_dir / RUN
+    run_info = json.loads(run_path.read_text(encoding="utf-8")) if run_path.exists() else {}
+    prev_primary = run_info.get("primary_judge")
+
+    async def one(line: dict) -> dict:
+        async with sem:
+            old = line.get("verdicts") or {}
+            await judging.judge(line)
+            if keep_llm and "llm" in old and line.get("stop_reason") != "error":
+                # no --judge-model now: keep the earlier LLM verdicts, and the run's primary judge
+                line["verdicts"]["llm"] = old["llm"]
+                if prev_primary == "llm":
+                    line["primary_judge"] = "llm"
+                    line["correct"] = verdict_correct(old["llm"].get("verdict"))
+            return line
+
+    judged = await asyncio.gather(*(one(dict(l)) for l in lines))
+    atomic_write_text(path, "".join(json.dumps(l, ensure_ascii=False, default=str) + "\n" for l in judged))
+    judges = judging.describe()
+    primary = judging.primary
+    if keep_llm and any("llm" in (l.get("verdicts") or {}) for l in judged):
+        judges["llm"] = (run_info.get("judges") or {}).get("llm")
+        primary = prev_primary or primary
+    run_info.update({"judges": judges, "primary_judge": primary, "rejudged_at": _now(),
+                     "prompt_hashes": prompt_hashes()})
+    atomic_write_json(run_path, run_info)
+    summary = summarize(out_dir, run_info.get("model"), run_info.get("mode"))
+    atomic_write_json(out_dir / SUMMARY, summary)
+    return summary
