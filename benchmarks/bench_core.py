@@ -42,7 +42,7 @@ def naive(calendar, y, m, d, leap=False):
     return out
 
 
-QUERIES = {  # one date per source calendar (the SPAN paper's 2025-07-01 in each calendar)
+QUERIES = {  # 2025-07-01 in each calendar; for the Chinese calendar a day of 2025's leap 6th month
     "gregorian": (2025, 7, 1), "chinese_lunar": (2025, 6, 7, True), "islamic": (1447, 1, 5),
     "hebrew": (5785, 4, 5), "shaka": (1947, 4, 10), "persian": (1404, 4, 10),
 }

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
+from .mcp_tools import MCPConnectionError
 from .providers.base import ModelReply, Provider, ProviderError, ToolCall, ToolResult
 
 # request(factory) -> (reply, retries used); raises ProviderError when the request failed for good.
@@ -82,6 +83,10 @@ async def solve(provider: Provider, question: str, *, system: str, tools: Any = 
             out.retries += e.retries  # type: ignore[attr-defined]
     except asyncio.CancelledError:
         raise
+    except MCPConnectionError as e:
+        out.stop_reason = "error"
+        out.error = str(e)
+        out.final_answer = None
     except Exception as e:  # noqa: BLE001 - a bug or unexpected failure is this instance's error, not an answer
         out.stop_reason = "error"
         out.error = f"internal error: {e.__class__.__name__}: {e}"

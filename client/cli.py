@@ -63,51 +63,23 @@ def _nonneg_float(text: str) -> float:
 
 
 def _iso_date(text: str) -> str:
-    try:
-        return _dt.date.fromisoformat(text.strip()).isoformat()
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
-
-
-def parse_dates(spec: str) -> list[str]:
-    """``2025-07-01``, ``1960-07-01,2025-07-01`` or a range ``1960-07-01..2060-07-01/5y`` (step Nd/Nw/Ny)."""
-    out: list[str] = []
-    for part in (p.strip() for p in spec.split(",")):
-        if not part:
-            continue
-        if ".." not in part:
-            out.append(_iso_date(part))
-            continue
-        rng, _, step = part.partition("/")
-        a, _, b = rng.partition("..")
-        start, end = _dt.date.fromisoformat(_iso_date(a)), _dt.date.fromisoformat(_iso_date(b))
-        step = step.strip() or "1y"
-        try:
-            n, unit = int(step[:-1]), step[-1]
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"bad range step {step!r}: use Nd, Nw or Ny (e.g. 5y)") from None
-        if n < 1 or unit not in "dwy":
-            raise argparse.ArgumentTypeError(f"bad range step {step!r}: use Nd, Nw or Ny (e.g. 5y)")
-        if end < start:
-            raise argparse.ArgumentTypeError(f"empty date range {part!r}: the end is before the start")
-        i, cur = 0, start
-        while cur <= end:
-            out.append(cur.isoformat())
-            i += 1
-            if unit == "y":
-                try:
-                    cur = start.replace(year=start.year + i * n)
-                except ValueError:  # 29 February
-                    cur = start.replace(year=start.year + i * n, day=28)
-            else:
-                cur = start + _dt.timedelta(days=i * n * (7 if unit == "w" else 1))
-    if not out:
-        raise argparse.ArgumentTypeError(f"no dates in {spec!r}")
-    return list(dict.fromkeys(out))
+    """One evaluation date (YYYY-MM-DD), validated by the generator (supported range)."""
+    dates = _dates_arg(text)
+    if len(dates) != 1:
+        raise argparse.ArgumentTypeError(f"expected one date as YYYY-MM-DD, got {text!r} (use --dates for several)")
+    return dates[0]
 
 
 def _dates_arg(text: str) -> list[str]:
-    return parse_dates(text)
+    """Dates via the generator's parser: a date, a comma list, a range 1960-07-01..2060-07-01/5y, or 'paper'."""
+    try:
+        from span.benchmark import parse_dates_spec
+    except ImportError as e:
+        raise argparse.ArgumentTypeError(f"cannot read dates: span.benchmark is not available ({e})") from None
+    try:
+        return [d.isoformat() for d in parse_dates_spec(text)]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _print_err(msg: str) -> None:
@@ -132,7 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "offline agents 'reference' (tools only; not an LLM) and 'baseline' (unaided floor; not an LLM)")
     ev.add_argument("--base-url", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
     ev.add_argument("--api-key", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
-    ev.add_argument("--temperature", type=_nonneg_float, default=0.0, help="sampling temperature (default 0, greedy)")
+    ev.add_argument("--temperature", type=_nonneg_float, default=None,
+                    help="sampling temperature (default: 0 for OpenAI/compatible, as the paper's greedy decoding; "
+                         "not sent to Anthropic unless given, its Messages API has no sampling parameters)")
     ev.add_argument("--max-tokens", type=_positive_int, default=2048, help="max output tokens per model request")
     ev.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the agent loop")
     ev.add_argument("--server-url", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
@@ -196,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--seed", type=int, default=0)
     dm.add_argument("--concurrency", type=_positive_int, default=8)
     dm.add_argument("--server-url", help="MCP server URL; default: start span-server over stdio")
+    dm.add_argument("--no-figures", action="store_true", help="skip the report's PNG figures")
     dm.add_argument("--quiet", action="store_true")
     dm.set_defaults(func=cmd_demo)
 
@@ -269,7 +244,7 @@ def _judging(args, retry) -> Any:
     try:
         if not args.judge_model:
             return Judging(), None
-        jp = _provider(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key, temperature=0.0,
+        jp = _provider(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key, temperature=None,
                        max_tokens=1024, timeout=args.timeout)
         if not jp.is_llm:
             raise UsageError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {args.judge_model!r}")
@@ -293,10 +268,8 @@ def _load_instances(args) -> list[dict]:
     from .runner import generate_instances, read_instances_file, sample_instances
 
     if args.instances:
-        items = read_instances_file(args.instances)
-    else:
-        items = generate_instances([args.date] if args.date else args.dates)
-    return sample_instances(items, args.sample, args.seed)
+        return sample_instances(read_instances_file(args.instances), args.sample, args.seed)
+    return generate_instances([args.date] if args.date else args.dates, args.sample, args.seed)
 
 
 def cmd_eval(args) -> int:
@@ -456,9 +429,10 @@ def cmd_tools_list(args) -> int:
     for t in tools:
         title = f" — {t.title}" if t.title else ""
         print(f"{t.name}{title}")
-        first = (t.description or "").strip().splitlines()
-        if first:
-            print(f"    {first[0]}")
+        desc = " ".join((t.description or "").split())
+        if desc:
+            first = desc.split(". ")[0].rstrip(".") + "."
+            print(f"    {first if len(first) <= 200 else first[:197] + '...'}")
         props = (t.input_schema or {}).get("properties", {})
         required = set((t.input_schema or {}).get("required", []))
         if props:
@@ -532,14 +506,14 @@ def _scalar(v: Any) -> str:
 # --------------------------------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
     from .judges import rules  # noqa: F401 - fail early with a clear message if the judges are missing
-    from .runner import EvalConfig, Judging, RetryPolicy, RunError, generate_instances, run_eval, sample_instances
+    from .runner import EvalConfig, Judging, RetryPolicy, RunError, generate_instances, run_eval
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     try:
-        instances = sample_instances(generate_instances([args.date]), args.sample, args.seed)
+        instances = generate_instances([args.date], args.sample, args.seed)
     except RunError as e:
         raise UsageError(str(e)) from None
     inst_path = out / f"instances-{args.date}.jsonl"
@@ -564,7 +538,7 @@ def cmd_demo(args) -> int:
             _print_err(str(e))
             return 1
         _print_summary(summaries[model], run_dir)
-    rc = _demo_report(out, [r[2] for r in runs])
+    rc = _demo_report(out, [r[2] for r in runs], ["--no-figures"] if args.no_figures else [])
     b, r = summaries["baseline"], summaries["reference"]
     fmt = lambda s: f"{100 * s['accuracy']:.2f}%" if s.get("accuracy") is not None else "n/a"  # noqa: E731
     print(f"\nSPAN {args.date}: baseline (unaided, not an LLM) {fmt(b)}  ->  reference agent with the MCP tools "
@@ -572,7 +546,7 @@ def cmd_demo(args) -> int:
     return 1 if (b["n_errors"] or r["n_errors"] or rc) else 0
 
 
-def _demo_report(out: Path, run_dirs: list[Path]) -> int:
+def _demo_report(out: Path, run_dirs: list[Path], extra: list[str]) -> int:
     try:
         import importlib
 
@@ -584,7 +558,8 @@ def _demo_report(out: Path, run_dirs: list[Path]) -> int:
     module.configure(p)
     report_dir = out / "report"
     try:
-        rargs = p.parse_args([*map(str, run_dirs), "--out", str(report_dir)])
+        # offline: the agents are not LLMs, so tiktoken counts (which download a file) add nothing here
+        rargs = p.parse_args([*map(str, run_dirs), "--out", str(report_dir), "--no-tiktoken", *extra])
     except SystemExit:
         print("(report skipped: could not build the report command's arguments)", file=sys.stderr)
         return 0

@@ -17,7 +17,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 class MCPConnectionError(RuntimeError):
-    """The MCP server could not be started or reached."""
+    """The MCP server could not be started or reached, or the connection broke during a call."""
 
 
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
@@ -104,12 +104,19 @@ class MCPTools:
         return any(t.name == name for t in self.tools)
 
     async def call(self, name: str, arguments: dict | None) -> tuple[str, bool, Any]:
-        """Call a tool. Returns (text for the model, is_error, structured content or None). Transport and
-        protocol failures come back as error results too, so the model (and the record) can see them."""
+        """Call a tool. Returns (text for the model, is_error, structured content or None).
+
+        A tool error (isError) and a JSON-RPC error from a live server come back as error results the model
+        can read. A broken connection raises :class:`MCPConnectionError`: that is the run's failure, not
+        something to show the model (it would then answer without tools and be graded as if it had them)."""
+        from mcp import MCPError
+
         try:
             res = await self.client.call_tool(name, arguments or {}, read_timeout_seconds=self.call_timeout)
-        except Exception as e:  # noqa: BLE001 - surfaced to the model/record as a tool error
+        except MCPError as e:
             return f"tool call failed: {_describe(e)}", True, None
+        except Exception as e:  # noqa: BLE001
+            raise MCPConnectionError(f"MCP call {name!r} failed ({self.description}): {_describe(e)}") from e
         structured = getattr(res, "structured_content", None)
         texts = [getattr(c, "text", "") for c in (res.content or []) if getattr(c, "type", None) == "text"]
         if res.is_error:

@@ -119,28 +119,20 @@ def read_instances_file(path: str | Path) -> list[dict]:
     return out
 
 
-def generate_instances(dates: list[str]) -> list[dict]:
-    """Instances for the given evaluation dates, from the generator's library (span.benchmark)."""
+def generate_instances(dates: list[str], sample: int | None = None, seed: int = 0) -> list[dict]:
+    """Instances for the given evaluation dates from the generator's library (span.benchmark); with
+    ``sample``, its stratified sample (only the chosen instances are built)."""
     try:
         from span import benchmark
     except ImportError as e:
         raise RunError(f"cannot generate instances: span.benchmark is not available ({e}); use --instances FILE")
-    gen = None
-    for name in ("generate_instances", "generate", "generate_for_date", "instances_for_date"):
-        gen = getattr(benchmark, name, None)
-        if callable(gen):
-            break
-    if gen is None:
-        raise RunError("cannot generate instances: span.benchmark has no generator function; use --instances FILE")
-    out: list[dict] = []
-    for d in dates:
-        try:
-            items = gen(d)
-        except (ValueError, TypeError) as e:
-            raise RunError(f"cannot generate instances for {d}: {e}") from None
-        for it in items:
-            out.append(_as_dict(it))
-    return out
+    try:
+        days = [benchmark.parse_eval_date(d) if isinstance(d, str) else d for d in dates]
+        if sample is not None:
+            return [_as_dict(i) for i in benchmark.generate_sample(days, sample, seed=seed)]
+        return [_as_dict(i) for i in benchmark.generate_many(days)]
+    except ValueError as e:  # GeneratorError / CalendarError: the message says what is valid
+        raise RunError(f"cannot generate instances: {e}") from None
 
 
 def _as_dict(item: Any) -> dict:
@@ -158,10 +150,17 @@ def _as_dict(item: Any) -> dict:
 
 
 def sample_instances(items: list[dict], n: int | None, seed: int) -> list[dict]:
+    """A sample of N instances kept in file order: the generator's stratified sampler when the instances
+    carry its fields, else a seeded uniform sample."""
     if n is None or n >= len(items):
         return items
-    idx = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[i] for i in idx]
+    try:
+        from span.benchmark import sample_instances as stratified
+
+        return stratified(items, n, seed)
+    except (ImportError, KeyError, TypeError):
+        idx = sorted(random.Random(seed).sample(range(len(items)), n))
+        return [items[i] for i in idx]
 
 
 # --------------------------------------------------------------------------------------------- run folder
@@ -382,10 +381,12 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, \
                 TimeElapsedColumn
 
+            from rich.console import Console
+
             self._bar = RichProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                      TextColumn("acc {task.fields[acc]}"), TextColumn("err {task.fields[err]}"),
                                      TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn(),
-                                     transient=False)
+                                     console=Console(stderr=True), transient=False)
             self._task = self._bar.add_task(label, total=total, completed=done, acc="-", err=0, rate="-")
 
     def __enter__(self):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from importlib import metadata
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -14,12 +13,12 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from . import server_version
 from . import tools as _tools
 
 logger = logging.getLogger("span.server")
 
 SERVER_NAME = "span"
-DIST_NAME = "span-toolkit"
 
 INSTRUCTIONS = (
     "Exact date tools for six calendars (Gregorian, Chinese lunar, Islamic tabular, Hebrew, Shaka, "
@@ -44,13 +43,6 @@ DATEINFO_OUTPUT_KEYS = ("month_name", "display", "numeric")
 DATE_OBJECT_PARAMS = {"date_difference": ("start", "end")}
 
 ANNOTATIONS = dict(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-
-
-def server_version() -> str:
-    try:
-        return metadata.version(DIST_NAME)
-    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
-        return "0.0.0+source"
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +92,8 @@ def format_validation_error(tool: str, exc: ValidationError) -> str:
             parts.append(f"{loc}: required argument missing")
         elif kind == "extra_forbidden":
             parts.append(f"{loc}: unexpected argument")
+        elif kind == "value_error":  # our own validators: the message already names the value
+            parts.append(f"{loc}: {msg}")
         else:
             parts.append(f"{loc}: {msg} (got {_short(err.get('input'))})")
     return f"invalid arguments for {tool}: " + "; ".join(parts)
@@ -164,11 +158,12 @@ class SpanServer(MCPServer):
             ) from exc
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(format_validation_error(name, exc.__cause__)) from exc
+                # `from` the ValidationError: the SDK then logs only the field names, not the values.
+                raise ToolError(format_validation_error(name, exc.__cause__)) from exc.__cause__
             raise
 
 
-def build_server() -> SpanServer:
+def build_server(*, log_level: str = "INFO") -> SpanServer:
     """The SPAN MCP server with its four tools and a /health route (used by the HTTP transport)."""
     version = server_version()
     tools = []
@@ -192,6 +187,7 @@ def build_server() -> SpanServer:
         instructions=INSTRUCTIONS,
         version=version,
         tools=tools,
+        log_level=log_level,
     )
 
     @server.custom_route("/health", methods=["GET"])

@@ -35,7 +35,7 @@ def parse_model(spec: str) -> tuple[str, str | None]:
 
 
 def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-                  temperature: float = 0.0, max_tokens: int = 2048, timeout: float | None = None) -> Provider:
+                  temperature: float | None = None, max_tokens: int = 2048, timeout: float | None = None) -> Provider:
     provider, model = parse_model(spec)
     if provider == "reference":
         from .offline import ReferenceAgent
@@ -55,6 +55,8 @@ def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None
         return AnthropicProvider(model, api_key=key, base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL"),
                                  temperature=temperature, max_tokens=max_tokens, timeout=timeout)
     from .openai_provider import OpenAIProvider
+
+    temperature = 0.0 if temperature is None else temperature  # greedy, as the paper
 
     if provider == "openai":
         key = api_key or os.environ.get("OPENAI_API_KEY")

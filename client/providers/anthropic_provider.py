@@ -10,7 +10,7 @@ from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, To
 
 
 class AnthropicProvider(Provider):
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float | None = None,
                  max_tokens: int = 2048, timeout: float | None = None):
         import anthropic
 
@@ -42,7 +42,10 @@ class AnthropicProvider(Provider):
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         sdk = self._sdk
         kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
-                                  "messages": messages, "temperature": self.temperature}
+                                  "messages": messages}
+        if self.temperature is not None:
+            # The Messages API of anthropic 2.x has no sampling parameters; send one only when asked for.
+            kwargs["extra_body"] = {"temperature": self.temperature}
         if tools:
             kwargs["tools"] = tools
         if timeout:

@@ -111,8 +111,8 @@ class Calendar:
 
     def range_text(self) -> str:
         lo, hi = self.min_date, self.max_date
-        return (f"supported {self.title} dates: {self.format(*lo)} … {self.format(*hi)} "
-                f"(Gregorian 1900-01-01 … 2100-12-31)")
+        text = f"supported {self.title} dates: {self.format(*lo)} … {self.format(*hi)}"
+        return text if self.name == "gregorian" else text + " (Gregorian 1900-01-01 … 2100-12-31)"
 
     def check_year(self, year: int) -> YearLayout:
         if isinstance(year, bool) or not isinstance(year, int):

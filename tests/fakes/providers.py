@@ -86,6 +86,7 @@ def first_user_text(body: dict) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms Nagle/delayed-ACK stalls between header and body writes
     server: "_Server"
 
     def log_message(self, *a):  # silence
@@ -100,9 +101,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self._send(400, {"error": {"message": "invalid JSON body"}})
         with fake._lock:
-            index = len(fake.requests)
-            fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                  "t": time.monotonic()})
+            index = fake.count
+            fake.count += 1
+            if fake.record:
+                fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
+                                      "t": time.monotonic()})
         if self.path.rstrip("/") != fake.endpoint:
             return self._send(404, {"error": {"message": f"no route {self.path}"}})
         problem = fake.validate(body)
@@ -146,9 +149,11 @@ class _Server(ThreadingHTTPServer):
 class FakeProviderServer:
     endpoint = ""
 
-    def __init__(self, policy: Policy, latency: float = 0.0):
+    def __init__(self, policy: Policy, latency: float = 0.0, record: bool = True):
         self.policy = policy
         self.latency = latency
+        self.record = record  # False: count requests only (benchmarks: memory stays flat)
+        self.count = 0
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
@@ -310,13 +315,24 @@ class FakeOpenAI(FakeProviderServer):
                           "total_tokens": usage[0] + usage[1]}}
 
 
-def serve_forever_cli() -> None:  # pragma: no cover - used by the kill/resume test subprocess
-    """``python -m tests.fakes.providers KIND POLICY`` prints the base_url and serves until killed."""
-    import sys
-    kind, policy_name = sys.argv[1], sys.argv[2]
-    from tests.fakes import policies
-    policy = getattr(policies, policy_name)
-    fake = (FakeAnthropic if kind == "anthropic" else FakeOpenAI)(policy).start()
+def serve_forever_cli() -> None:  # pragma: no cover - used by subprocess tests and the benchmark
+    """``python -m tests.fakes.providers KIND POLICY [--latency S] [--no-record]`` prints the base_url
+    and serves until killed (the provider in another process, as a real one would be)."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("kind", choices=("anthropic", "openai"))
+    ap.add_argument("policy")
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--no-record", action="store_true")
+    a = ap.parse_args()
+    # import by package name: under ``-m`` this module is __main__, and the policies build replies with
+    # the classes of tests.fakes.providers
+    from tests.fakes import policies, providers
+
+    policy = getattr(policies, a.policy)
+    cls = providers.FakeAnthropic if a.kind == "anthropic" else providers.FakeOpenAI
+    fake = cls(policy, latency=a.latency, record=not a.no_record).start()
     print(fake.base_url, flush=True)
     threading.Event().wait()
 

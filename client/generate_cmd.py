@@ -1,0 +1,148 @@
+"""`span-client generate`: SPAN benchmark instances as JSON Lines.
+
+    span-client generate --date 2025-07-01 --out instances.jsonl
+    span-client generate --dates 1960-07-01..2060-07-01/5y --out paper.jsonl      # the paper's 21 dates
+    span-client generate --dates paper --sample 200 --seed 1 --out -              # stratified sample to stdout
+
+Bad input (unreadable or out-of-range date, empty range, bad option value) prints one line on stderr
+and exits with status 2; a file is written to a temporary name and renamed only when complete, so a
+failed run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import types
+
+from span.benchmark import (MAX_EVAL_DATE, MIN_EVAL_DATE, GeneratorError, generate_sample,
+                            parse_dates_spec)
+from span.benchmark.jsonl import encode, iter_lines
+
+PROG_HELP = "generate SPAN benchmark instances (JSON Lines) for one or more evaluation dates"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _one_line_error(self: argparse.ArgumentParser, message: str):
+    sys.stderr.write(f"{self.prog}: error: {message}\n")
+    sys.exit(2)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Generate the SPAN benchmark (the paper's 12 question-code templates; 1,780 instances per "
+        "evaluation date, gold answers by executing each instance's code) as JSON Lines. "
+        f"Supported evaluation dates: {MIN_EVAL_DATE.isoformat()} .. {MAX_EVAL_DATE.isoformat()}.")
+    # argparse's own errors (missing/unknown/bad values) also become one line on stderr, exit 2
+    parser.error = types.MethodType(_one_line_error, parser)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--date", metavar="YYYY-MM-DD", help="one evaluation date (Gregorian), e.g. 2025-07-01")
+    which.add_argument("--dates", metavar="SPEC",
+                       help="several dates: a comma list (1990-07-01,2025-07-01), a range START..END[/STEP] "
+                            "with STEP Nd, Nw, Nm or Ny (1960-07-01..2060-07-01/5y; default 1d), or 'paper' "
+                            "(July 1 of every fifth year 1960-2060, the paper's 21 dates)")
+    parser.add_argument("--out", "-o", default="-", metavar="PATH",
+                        help="output JSONL file, or - for standard output (default)")
+    parser.add_argument("--polar-negatives", action="store_true",
+                        help="give half of the polar questions a near-miss expected date (gold 'No'); "
+                             "default: the paper's protocol, every polar answer 'Yes'")
+    parser.add_argument("--date-formats", action="store_true",
+                        help="also emit every instance with its reference date in the other written formats "
+                             "of its calendar (ISO, DD/MM/YYYY, MM/DD/YYYY, compact digits, month names ...)")
+    parser.add_argument("--sample", type=_positive_int, metavar="N",
+                        help="write a stratified sample of N instances (every direction, reasoning type, "
+                             "question format and date format represented) instead of all")
+    parser.add_argument("--seed", type=_int, default=0, metavar="S",
+                        help="seed for --sample and --polar-negatives (default 0)")
+    parser.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N",
+                        help="worker processes (whole dates per worker; output identical for any N; default 1)")
+
+
+def _lines(args, dates):
+    options = {"polar_negatives": args.polar_negatives, "date_formats": args.date_formats, "seed": args.seed}
+    if args.sample is not None:
+        return (encode(i) for i in generate_sample(dates, args.sample, **options))
+    return iter_lines(dates, jobs=args.jobs, **options)
+
+
+def run(args) -> int:
+    try:
+        dates = parse_dates_spec(args.date if args.date is not None else args.dates)
+        if not dates:
+            raise GeneratorError("the date range contains no dates")
+        if args.date is not None and len(dates) != 1:
+            raise GeneratorError(f"--date takes one date, got {args.date!r}; use --dates for lists and ranges")
+    except GeneratorError as exc:
+        print(f"span-client generate: error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out
+    try:
+        if out == "-":
+            try:
+                for line in _lines(args, dates):
+                    sys.stdout.write(line + "\n")
+                sys.stdout.flush()
+            except BrokenPipeError:  # e.g. piped into `head`
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            return 0
+        directory = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(directory):
+            print(f"span-client generate: error: output directory {directory!r} does not exist", file=sys.stderr)
+            return 2
+        if os.path.isdir(out):
+            print(f"span-client generate: error: --out {out!r} is a directory", file=sys.stderr)
+            return 2
+        fd, tmp = tempfile.mkstemp(prefix=".span-generate-", suffix=".jsonl.part", dir=directory)
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                for line in _lines(args, dates):
+                    f.write(line + "\n")
+            os.replace(tmp, out)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+        return 0
+    except GeneratorError as exc:
+        print(f"span-client generate: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"span-client generate: error: cannot write {out!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("span-client generate: interrupted; nothing written", file=sys.stderr)
+        return 130
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="span-client generate", description=PROG_HELP)
+    configure(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

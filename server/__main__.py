@@ -1,0 +1,119 @@
+"""`span-server` / `python -m server`: run the SPAN MCP server over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from . import server_version
+
+# Light imports only: the SDK (and the calendar core) load after the arguments are checked, so
+# --help, --version and startup errors answer at once.
+TOKEN_ENV = "SPAN_SERVER_TOKEN"
+ALLOWED_HOSTS_ENV = "SPAN_SERVER_ALLOWED_HOSTS"
+ALLOWED_ORIGINS_ENV = "SPAN_SERVER_ALLOWED_ORIGINS"
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+EPILOG = f"""\
+transports:
+  stdio (default)   the MCP host starts span-server and talks over stdin/stdout; only protocol
+                    messages go to stdout, logs go to stderr. --host/--port are not used.
+  streamable-http   serve http://HOST:PORT/mcp (MCP endpoint) and /health (JSON status).
+
+security (streamable-http):
+  On a loopback host (127.0.0.1, localhost, ::1) DNS-rebinding protection is on: requests whose
+  Host header is not 127.0.0.1:*, localhost:* or [::1]:* get HTTP 421.
+  On any other host (e.g. 0.0.0.0) the server starts only when both are set:
+    --allowed-hosts (or {ALLOWED_HOSTS_ENV})  the Host headers clients use, e.g. mcp.example.com
+    {TOKEN_ENV}                     a bearer token (>= 16 characters) that clients send as
+                                            "Authorization: Bearer <token>" (/health needs none)
+  {TOKEN_ENV} is honoured on loopback too when set.
+
+examples:
+  span-server                                   # stdio, for Claude Desktop / VS Code
+  span-server --transport streamable-http --port 8000
+  {TOKEN_ENV}=... span-server --transport streamable-http --host 0.0.0.0 \\
+      --allowed-hosts mcp.example.com
+  npx @modelcontextprotocol/inspector@2.12.0 --cli span-server --method tools/list
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="span-server",
+        description="SPAN MCP server: exact conversions, festivals and date arithmetic across the "
+                    "Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka and Persian calendars. "
+                    "Tools: search_calendar, date_arithmetic, date_difference, list_calendars.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio",
+                        help="how MCP clients connect (default: stdio)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="streamable-http: address to bind (default: 127.0.0.1; a non-loopback address "
+                             f"needs --allowed-hosts and {TOKEN_ENV})")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="streamable-http: port to bind (default: 8000; 0 picks a free port, printed on "
+                             "stderr)")
+    parser.add_argument("--path", default="/mcp", help="streamable-http: MCP endpoint path (default: /mcp)")
+    parser.add_argument("--allowed-hosts", action="append", metavar="HOST[:PORT][,...]",
+                        help="streamable-http: Host header values to accept besides the loopback names "
+                             f"(repeatable or comma-separated; default from {ALLOWED_HOSTS_ENV})")
+    parser.add_argument("--allowed-origins", action="append", metavar="ORIGIN[,...]",
+                        help="streamable-http: Origin header values to accept (default: http(s):// plus each "
+                             f"allowed host; or {ALLOWED_ORIGINS_ENV})")
+    parser.add_argument("--stateless-http", action="store_true",
+                        help="streamable-http: no sessions (each request stands alone; easier to scale out)")
+    parser.add_argument("--json-response", action="store_true",
+                        help="streamable-http: answer POSTs with plain JSON instead of an SSE stream")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="INFO", type=str.upper,
+                        help="log level for stderr (default: INFO)")
+    parser.add_argument("--access-log", action="store_true",
+                        help="streamable-http: log every HTTP request (to stderr)")
+    parser.add_argument("--version", action="version", version=f"span-server {server_version()}")
+    return parser
+
+
+def configure_logging(level: str) -> None:
+    # Plain lines on stderr, set up before the server so the SDK's basicConfig does not add its own
+    # handler. stdout belongs to the protocol under stdio.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("span-server %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.log_level)
+    from .http import StartupError, resolve_security, run_http
+
+    try:
+        if args.transport == "stdio":
+            from .app import build_server
+
+            server = build_server(log_level=args.log_level)
+            server.run("stdio")
+            return 0
+        if not 0 <= args.port <= 65535:
+            raise StartupError(f"--port must be 0–65535, got {args.port}")
+        if not args.path.startswith("/"):
+            raise StartupError(f"--path must start with '/', got {args.path!r}")
+        security = resolve_security(args.host, args.allowed_hosts, args.allowed_origins)
+        from .app import build_server
+
+        server = build_server(log_level=args.log_level)
+        run_http(server, security, host=args.host, port=args.port, path=args.path,
+                 json_response=args.json_response, stateless_http=args.stateless_http,
+                 log_level=args.log_level, access_log=args.access_log)
+        return 0
+    except StartupError as exc:
+        print(f"span-server: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

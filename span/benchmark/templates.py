@@ -1,0 +1,167 @@
+"""The twelve question templates of the SPAN paper (Table 1) and their code templates (Appendix F style).
+
+Question templates are the paper's wording with ASCII quotes (the paper typesets “ ” and ’; its own
+Appendix F queries use plain quotes). The festival content row's "{n_d} ago" is the table's typo for
+"{n_y} years ago" and is fixed here. Offsets are written as the paper writes them ("1 days ago").
+
+Code templates follow the paper's two categories:
+* Gregorian-to-Others: datetime arithmetic on the Gregorian reference date, then
+  ``search_calendar(calendar="gregorian", ...)`` and ``calendar.get("<target>_date")``.
+* Others-to-Gregorian: ``search_calendar`` with the source calendar (``is_lunar_leap_month=True`` for a
+  Chinese leap reference month), then ``datetime.strptime(calendar.get("gregorian_date"), "%Y-%m-%d")``
+  and datetime arithmetic.
+* Festival templates: ``search_calendar(calendar=..., year=<reference year> ± n, event="...")``.
+
+A content snippet leaves ``answer`` as a "Y-M-D" string (search_calendar's form, e.g. "1380-1-1"; the
+Others-to-Gregorian snippets end with ``strftime("%Y-%m-%d")``, e.g. "1965-06-28", as the paper's
+Appendix F answer "2060-06-30"); for a Chinese lunar target whose result is a leap month it marks the
+month the way answers are written ("2023-leap2-15"). A polar snippet leaves a bool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..calendars import get_calendar
+from ..dates import CalendarDate
+
+# The paper's calendar keywords in code (Appendix F: "gregorian", "lunar", "islamic", ...).
+CODE_CALENDAR = {"gregorian": "gregorian", "chinese_lunar": "lunar", "islamic": "islamic",
+                 "hebrew": "hebrew", "shaka": "shaka", "persian": "persian"}
+# search_calendar result keys.
+RESULT_KEY = {"gregorian": "gregorian_date", "chinese_lunar": "lunar_date", "islamic": "islamic_date",
+              "hebrew": "hebrew_date", "shaka": "shaka_date", "persian": "persian_date"}
+
+DATE_OFFSETS = tuple(range(1, 11))      # n_d and n_w
+YEAR_OFFSETS = tuple(range(1, 6))       # n_y
+
+
+@dataclass(frozen=True)
+class QuestionTemplate:
+    template_id: str
+    reasoning_type: str     # "date" | "festival"
+    question_format: str    # "content" | "polar"
+    unit: str               # "days" | "weeks" | "years"
+    sense: str              # "ago" | "later"
+    text: str               # the question after the shared prefix, with {ct} {n} {f} {cs} {exp}
+
+    @property
+    def sign(self) -> int:
+        return -1 if self.sense == "ago" else 1
+
+
+PREFIX = 'Today\'s date on the {cs} calendar is "{ref}"{note}.'
+
+
+def _make() -> dict[str, QuestionTemplate]:
+    out: dict[str, QuestionTemplate] = {}
+    for rtype, units in (("date", ("days", "weeks")), ("festival", ("years",))):
+        for qformat in ("content", "polar"):
+            for unit in units:
+                for sense in ("ago", "later"):
+                    verb = ("What was" if sense == "ago" else "What is") if qformat == "content" \
+                        else ("Was" if sense == "ago" else "Is")
+                    what = "the {ct} calendar date" + (' of the {cs} festival "{f}"' if rtype == "festival" else "")
+                    tail = ' equivalent to the date "{exp}"' if qformat == "polar" else ""
+                    text = f"{verb} {what} {{n}} {unit} {sense}{tail}?"
+                    tid = f"{rtype}_{qformat}_{unit}_{sense}"
+                    out[tid] = QuestionTemplate(tid, rtype, qformat, unit, sense, text)
+    return out
+
+
+TEMPLATES: dict[str, QuestionTemplate] = _make()
+DATE_TEMPLATES = tuple(t for t in TEMPLATES.values() if t.reasoning_type == "date")
+FESTIVAL_TEMPLATES = tuple(t for t in TEMPLATES.values() if t.reasoning_type == "festival")
+assert len(TEMPLATES) == 12 and len(DATE_TEMPLATES) == 8 and len(FESTIVAL_TEMPLATES) == 4
+
+
+_TITLES = {c: get_calendar(c).title for c in CODE_CALENDAR}
+
+
+def calendar_title(calendar: str) -> str:
+    """The calendar as questions name it: "Gregorian", "Chinese lunar", "Islamic", ..."""
+    title = _TITLES.get(calendar)
+    return title if title is not None else get_calendar(calendar).title
+
+
+def render_question(t: QuestionTemplate, *, source: str, target: str, reference_text: str, offset: int,
+                    festival: str | None = None, expected_text: str | None = None, note: str = "") -> str:
+    cs, ct = calendar_title(source), calendar_title(target)
+    head = PREFIX.format(cs=cs, ref=reference_text, note=note)
+    body = t.text.format(ct=ct, cs=cs, n=offset, f=festival, exp=expected_text)
+    return f"{head} {body}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Code templates
+# ---------------------------------------------------------------------------------------------
+
+def _search_call(calendar: str, args: list[tuple[str, str]]) -> str:
+    lines = [f'    calendar="{CODE_CALENDAR[calendar]}",'] + [f"    {k}={v}," for k, v in args]
+    return "calendar = search_calendar(\n" + "\n".join(lines) + "\n)\n"
+
+
+def _content_tail(target: str) -> str:
+    key = RESULT_KEY[target]
+    if target == "chinese_lunar":
+        return (f'answer = calendar.get("{key}")\n'
+                'if calendar.get("lunar_is_leap_month"):\n'
+                '    answer = answer.replace("-", "-leap", 1)\n')
+    return f'answer = calendar.get("{key}")\n'
+
+
+def _polar_tail(target: str, expected: CalendarDate) -> str:
+    key = RESULT_KEY[target]
+    conds = [f"year == {expected.year}", f"month == {expected.month}", f"day == {expected.day}"]
+    if target == "chinese_lunar":
+        conds.append('calendar.get("lunar_is_leap_month")' if expected.is_leap_month
+                     else 'not calendar.get("lunar_is_leap_month")')
+    body = "\n    and ".join(conds)
+    return (f'year, month, day = map(int, calendar.get("{key}").split("-"))\n\n'
+            f"answer = bool(\n    {body}\n)\n")
+
+
+def _var(n: int, unit: str, sense: str) -> str:
+    return f"gregorian_date_{n}_{unit}_{sense}"
+
+
+def date_code(t: QuestionTemplate, reference: CalendarDate, target: str, offset: int,
+              expected: CalendarDate | None = None) -> str:
+    """Code for a date-based template (exactly one of reference.calendar / target is Gregorian)."""
+    var = _var(offset, t.unit, t.sense)
+    op = "-" if t.sense == "ago" else "+"
+    step = f"{var} = gregorian_date_today {op} timedelta({t.unit}={offset})\n"
+    out = "from datetime import datetime, timedelta\n\n"
+    if reference.calendar == "gregorian":
+        out += f"gregorian_date_today = datetime({reference.year}, {reference.month}, {reference.day})\n"
+        out += step + "\n"
+        out += _search_call("gregorian", [("year", f"{var}.year"), ("month", f"{var}.month"),
+                                          ("day", f"{var}.day")])
+        out += "\n"
+        out += _content_tail(target) if t.question_format == "content" else _polar_tail(target, expected)
+        return out
+    args = [("year", str(reference.year)), ("month", str(reference.month)), ("day", str(reference.day))]
+    if reference.is_leap_month:
+        args.append(("is_lunar_leap_month", "True"))
+    out += _search_call(reference.calendar, args) + "\n"
+    out += 'gregorian_date_today = datetime.strptime(calendar.get("gregorian_date"), "%Y-%m-%d")\n'
+    out += step + "\n"
+    if t.question_format == "content":
+        out += f'answer = {var}.strftime("%Y-%m-%d")\n'
+    else:
+        out += (f"answer = bool(\n    {var}.year == {expected.year}\n    and {var}.month == {expected.month}\n"
+                f"    and {var}.day == {expected.day}\n)\n")
+    return out
+
+
+def festival_code(t: QuestionTemplate, source: str, reference_year: int, festival: str, target: str,
+                  offset: int, expected: CalendarDate | None = None) -> str:
+    """Code for a festival template: the festival in the source calendar's year ± n, converted."""
+    if '"' in festival or "\\" in festival:
+        raise ValueError(f"festival name cannot be quoted in code: {festival!r}")
+    yvar = f"{CODE_CALENDAR[source]}_year"
+    op = "-" if t.sense == "ago" else "+"
+    out = f"{yvar} = {reference_year} {op} {offset}\n\n"
+    out += _search_call(source, [("year", yvar), ("event", f'"{festival}"')]) + "\n"
+    out += _content_tail(target) if t.question_format == "content" else _polar_tail(target, expected)
+    return out
