@@ -35,6 +35,7 @@ class Outcome:
     retries: int = 0
     turns: int = 0
     error: str | None = None
+    provider_stop_reason: str | None = None  # the last reply's own stop/finish reason (e.g. "length")
 
     def usage(self) -> dict:
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
@@ -62,6 +63,7 @@ async def solve(provider: Provider, question: str, *, system: str, tools: Any = 
             out.input_tokens = _add(out.input_tokens, reply.input_tokens)
             out.output_tokens = _add(out.output_tokens, reply.output_tokens)
             messages.append(reply.assistant_message)
+            out.provider_stop_reason = reply.stop_reason
             if not reply.tool_calls:
                 out.final_answer = reply.text if reply.text is not None else ""
                 out.stop_reason = "answered"

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as _dt
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -98,36 +96,41 @@ def build_parser() -> argparse.ArgumentParser:
 
     # eval ------------------------------------------------------------------------------------------
     ev = sub.add_parser("eval", help="ask a model every instance, unaided or with the MCP tools; judge; write a run folder",
-                        description="Evaluate a model on SPAN instances. Re-running with the same --out resumes.")
-    ev.add_argument("--model", required=True,
+                        description="Evaluate a model on SPAN instances. Re-running with the same --out resumes: "
+                                    "finished instances are skipped, failed ones are asked again.",
+                        epilog="exit status: 0 every instance answered and judged; 1 some instances failed "
+                               "(recorded as errors, not wrong answers; re-run to retry) or the MCP server could "
+                               "not be reached; 2 bad input.")
+    ev.add_argument("--model", required=True, metavar="PROVIDER/MODEL",
                     help="anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url), or the "
                          "offline agents 'reference' (tools only; not an LLM) and 'baseline' (unaided floor; not an LLM)")
-    ev.add_argument("--base-url", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
-    ev.add_argument("--api-key", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
-    ev.add_argument("--temperature", type=_nonneg_float, default=None,
+    ev.add_argument("--base-url", metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
+    ev.add_argument("--api-key", metavar="KEY", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
+    ev.add_argument("--temperature", type=_nonneg_float, default=None, metavar="T",
                     help="sampling temperature (default: 0 for OpenAI/compatible, as the paper's greedy decoding; "
                          "not sent to Anthropic unless given, its Messages API has no sampling parameters)")
-    ev.add_argument("--max-tokens", type=_positive_int, default=2048, help="max output tokens per model request")
+    ev.add_argument("--max-tokens", type=_positive_int, default=2048, metavar="N", help="max output tokens per model request")
     ev.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the agent loop")
-    ev.add_argument("--server-url", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
-    ev.add_argument("--max-turns", type=_positive_int, default=8, help="max model requests per instance (default 8)")
-    ev.add_argument("--concurrency", type=_positive_int, default=8, help="instances in flight (default 8)")
-    ev.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per model request (default 120)")
-    ev.add_argument("--max-retries", type=_nonneg_int, default=6,
+    ev.add_argument("--server-url", metavar="URL", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
+    ev.add_argument("--max-turns", type=_positive_int, default=8, metavar="N", help="max model requests per instance (default 8)")
+    ev.add_argument("--concurrency", type=_positive_int, default=8, metavar="N", help="instances in flight (default 8)")
+    ev.add_argument("--timeout", type=_positive_float, default=120.0, metavar="SECONDS", help="seconds per model request (default 120)")
+    ev.add_argument("--max-retries", type=_nonneg_int, default=6, metavar="N",
                     help="retries per request on 429/5xx/connection errors/timeouts (default 6)")
-    ev.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0,
+    ev.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0, metavar="SECONDS",
                     help="first backoff in seconds, doubled each retry, with jitter; Retry-After wins (default 1)")
-    ev.add_argument("--out", required=True, type=Path, help="run folder (created; re-run to resume)")
+    ev.add_argument("--out", required=True, type=Path, metavar="DIR", help="run folder (created; re-run to resume)")
     src = ev.add_mutually_exclusive_group(required=True)
-    src.add_argument("--instances", type=Path, help="instances JSONL from `span-client generate`")
-    src.add_argument("--date", type=_iso_date, help="generate the instances of one evaluation date (YYYY-MM-DD)")
-    src.add_argument("--dates", type=_dates_arg,
-                     help="several dates: comma list or range, e.g. 1960-07-01..2060-07-01/5y")
-    ev.add_argument("--sample", type=_positive_int, help="evaluate a random sample of N instances")
-    ev.add_argument("--seed", type=int, default=0, help="seed for --sample (default 0)")
-    ev.add_argument("--judge-model", help="LLM judge PROVIDER/MODEL (paper Appendix E prompt); rules judge always runs")
-    ev.add_argument("--judge-base-url", help="base URL for the judge model")
-    ev.add_argument("--judge-api-key", help="API key for the judge model")
+    src.add_argument("--instances", type=Path, metavar="FILE", help="instances JSONL from `span-client generate`")
+    src.add_argument("--date", type=_iso_date, metavar="YYYY-MM-DD", help="generate the instances of one evaluation date (YYYY-MM-DD)")
+    src.add_argument("--dates", type=_dates_arg, metavar="SPEC",
+                     help="several dates: comma list, range (1960-07-01..2060-07-01/5y) or 'paper' (the 21 paper dates)")
+    ev.add_argument("--sample", type=_positive_int, metavar="N",
+                    help="evaluate a stratified random sample of N instances")
+    ev.add_argument("--seed", type=int, default=0, metavar="S", help="seed for --sample (default 0)")
+    ev.add_argument("--judge-model", metavar="PROVIDER/MODEL", help="LLM judge PROVIDER/MODEL (paper Appendix E prompt); rules judge always runs")
+    ev.add_argument("--judge-base-url", metavar="URL", help="base URL for the judge model")
+    ev.add_argument("--judge-api-key", metavar="KEY", help="API key for the judge model")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(func=cmd_eval)
 
@@ -218,10 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def entry() -> None:  # pragma: no cover
-    sys.exit(main())
-
-
 # --------------------------------------------------------------------------------------------- eval
 def _provider(spec: str, **kw):
     from .providers import ModelSpecError, make_provider
@@ -264,12 +263,17 @@ def _safe_args(args) -> dict:
     return out
 
 
-def _load_instances(args) -> list[dict]:
-    from .runner import generate_instances, read_instances_file, sample_instances
+def _load_instances(args):
+    """(instances iterable, total). Without --sample they are streamed, so memory stays flat."""
+    from .runner import (count_instances_file, iter_instances_file, read_instances_file, sample_instances,
+                         stream_generated)
 
     if args.instances:
-        return sample_instances(read_instances_file(args.instances), args.sample, args.seed)
-    return generate_instances([args.date] if args.date else args.dates, args.sample, args.seed)
+        if args.sample:
+            items = sample_instances(read_instances_file(args.instances), args.sample, args.seed)
+            return items, len(items)
+        return iter_instances_file(args.instances), count_instances_file(args.instances)
+    return stream_generated([args.date] if args.date else args.dates, args.sample, args.seed)
 
 
 def cmd_eval(args) -> int:
@@ -297,11 +301,11 @@ def cmd_eval(args) -> int:
                          max_tokens=args.max_tokens, timeout=args.timeout)
     try:
         judging, judge_provider = _judging(args, retry)
-        instances = _load_instances(args)
+        instances, total = _load_instances(args)
         cfg = EvalConfig(model=provider.label, out_dir=args.out, with_tools=args.with_tools,
                          server_url=args.server_url, max_turns=args.max_turns, concurrency=args.concurrency,
                          timeout=args.timeout, quiet=args.quiet, args=_safe_args(args))
-        summary = asyncio.run(_eval_and_close(cfg, provider, instances, judging, retry, judge_provider))
+        summary = asyncio.run(_eval_and_close(cfg, provider, instances, total, judging, retry, judge_provider))
     except RunError as e:
         raise UsageError(str(e)) from None
     except _mcp_error() as e:
@@ -317,11 +321,11 @@ def _mcp_error():
     return MCPConnectionError
 
 
-async def _eval_and_close(cfg, provider, instances, judging, retry, judge_provider):
+async def _eval_and_close(cfg, provider, instances, total, judging, retry, judge_provider):
     from .runner import run_eval
 
     try:
-        return await run_eval(cfg, provider, instances, len(instances), judging, retry)
+        return await run_eval(cfg, provider, instances, total, judging, retry)
     finally:
         await provider.aclose()
         if judge_provider is not None:

@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Iterator
 
-from .providers.base import ModelReply, Provider, ProviderError
+from .providers.base import Provider, ProviderError
 
 RESULTS = "results.jsonl"
 RUN = "run.json"
@@ -98,11 +98,7 @@ class RetryPolicy:
 
 
 # --------------------------------------------------------------------------------------------- dataset
-def read_instances_file(path: str | Path) -> list[dict]:
-    p = Path(path)
-    if not p.is_file():
-        raise RunError(f"--instances: no such file: {p}")
-    out = []
+def _instance_lines(p: Path) -> Iterator[tuple[int, dict]]:
     with p.open(encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
@@ -113,15 +109,41 @@ def read_instances_file(path: str | Path) -> list[dict]:
                 raise RunError(f"--instances {p}: line {n} is not JSON ({e})") from None
             if not isinstance(obj, dict) or "id" not in obj or "question" not in obj:
                 raise RunError(f"--instances {p}: line {n} is not a SPAN instance (needs at least 'id' and 'question')")
-            out.append(obj)
-    if not out:
+            yield n, obj
+
+
+def count_instances_file(path: str | Path) -> int:
+    """Validate every line of an instances file (so a bad file fails before any model is asked) and count."""
+    p = Path(path)
+    if not p.is_file():
+        raise RunError(f"--instances: no such file: {p}")
+    n = sum(1 for _ in _instance_lines(p))
+    if not n:
         raise RunError(f"--instances {p}: no instances in the file")
-    return out
+    return n
+
+
+def iter_instances_file(path: str | Path) -> Iterator[dict]:
+    """Stream the instances of a file (memory stays flat in the number of instances)."""
+    for _, obj in _instance_lines(Path(path)):
+        yield obj
+
+
+def read_instances_file(path: str | Path) -> list[dict]:
+    count_instances_file(path)
+    return list(iter_instances_file(path))
 
 
 def generate_instances(dates: list[str], sample: int | None = None, seed: int = 0) -> list[dict]:
     """Instances for the given evaluation dates from the generator's library (span.benchmark); with
     ``sample``, its stratified sample (only the chosen instances are built)."""
+    items, _ = stream_generated(dates, sample, seed)
+    return list(items)
+
+
+def stream_generated(dates: list[str], sample: int | None = None, seed: int = 0) -> tuple[Iterator[dict], int]:
+    """(instances as a stream, how many) for the given evaluation dates; the generator builds them lazily so
+    memory stays flat in the number of dates."""
     try:
         from span import benchmark
     except ImportError as e:
@@ -129,10 +151,20 @@ def generate_instances(dates: list[str], sample: int | None = None, seed: int = 
     try:
         days = [benchmark.parse_eval_date(d) if isinstance(d, str) else d for d in dates]
         if sample is not None:
-            return [_as_dict(i) for i in benchmark.generate_sample(days, sample, seed=seed)]
-        return [_as_dict(i) for i in benchmark.generate_many(days)]
+            chosen = [_as_dict(i) for i in benchmark.generate_sample(days, sample, seed=seed)]
+            return iter(chosen), len(chosen)
+        total = sum(1 for d in days for _ in benchmark.plan_instances(d))
     except ValueError as e:  # GeneratorError / CalendarError: the message says what is valid
         raise RunError(f"cannot generate instances: {e}") from None
+
+    def items() -> Iterator[dict]:
+        try:
+            for inst in benchmark.generate_many(days):
+                yield _as_dict(inst)
+        except ValueError as e:
+            raise RunError(f"cannot generate instances: {e}") from None
+
+    return items(), total
 
 
 def _as_dict(item: Any) -> dict:
@@ -276,9 +308,13 @@ class Judging:
             line["correct"] = None
             return line
         answer = line.get("final_answer")
-        rv = self._rules.judge_answer(line, answer)
-        verdicts: dict[str, Any] = {"rules": {"verdict": _v(rv, "verdict"), "extracted": _v(rv, "extracted"),
-                                              "reason": _v(rv, "reason")}}
+        try:
+            rv = self._rules.judge_answer(line, answer)
+            rules = {"verdict": _v(rv, "verdict"), "extracted": _v(rv, "extracted"), "reason": _v(rv, "reason")}
+        except Exception as e:  # noqa: BLE001 - a judge bug must not stop the run or grade the answer
+            rules = {"verdict": "UNSCORED", "extracted": None,
+                     "reason": f"rules judge failed: {e.__class__.__name__}: {e} (re-judge with `span-client judge`)"}
+        verdicts: dict[str, Any] = {"rules": rules}
         if self.llm is not None:
             verdicts["llm"] = await self._llm_verdict(line, answer)
         line["verdicts"] = verdicts
@@ -293,6 +329,12 @@ class Judging:
         except ProviderError as e:
             return {"verdict": "UNSCORED", "raw": f"judge request failed: {e}", "attempts": 0}
         return {"verdict": _v(lv, "verdict"), "raw": _v(lv, "raw"), "attempts": _v(lv, "attempts")}
+
+
+def _first_cause(e: BaseException) -> BaseException:
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return e
 
 
 def _v(obj: Any, name: str) -> Any:
@@ -443,6 +485,31 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+class RunLock:
+    """An exclusive lock on a run folder (released by the OS even if the process is killed), so two
+    commands never append to the same results.jsonl."""
+
+    def __init__(self, out_dir: Path):
+        self.path = out_dir / ".lock"
+        self._f = None
+
+    def __enter__(self) -> "RunLock":
+        import fcntl
+
+        self._f = self.path.open("a")
+        try:
+            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._f.close()
+            raise RunError(f"another span-client command is using {self.path.parent}; wait for it or use "
+                           f"another --out") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._f:
+            self._f.close()
+
+
 def check_run_folder(out_dir: Path, model: str, mode: str) -> dict | None:
     run_path = out_dir / RUN
     if not run_path.exists():
@@ -459,11 +526,17 @@ def check_run_folder(out_dir: Path, model: str, mode: str) -> dict | None:
 
 async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict], total: int,
                    judging: "Judging", retry: RetryPolicy) -> dict:
+    cfg.out_dir.mkdir(parents=True, exist_ok=True)
+    with RunLock(cfg.out_dir):
+        return await _run_eval(cfg, provider, instances, total, judging, retry)
+
+
+async def _run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict], total: int,
+                    judging: "Judging", retry: RetryPolicy) -> dict:
     from .agent import solve
 
     mode = "with_tools" if cfg.with_tools else "unaided"
     out_dir = cfg.out_dir
-    out_dir.mkdir(parents=True, exist_ok=True)
     prev = check_run_folder(out_dir, provider.label, mode)
     done = prepare_results(out_dir)
     system = load_prompt(PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED)
@@ -506,11 +579,17 @@ async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict
                     line.update({"mode": mode, "model": provider.label, "messages": outcome.messages,
                                  "tool_calls": outcome.tool_calls, "final_answer": outcome.final_answer,
                                  "stop_reason": outcome.stop_reason, "turns": outcome.turns,
+                                 "provider_stop_reason": outcome.provider_stop_reason,
                                  "usage": outcome.usage(), "latency_s": outcome.latency_s,
                                  "retries": outcome.retries, "error": outcome.error})
                     return await judging.judge(line)
 
-                await asyncio.gather(*(worker() for _ in range(max(1, cfg.concurrency))))
+                try:
+                    async with asyncio.TaskGroup() as tg:  # one failure cancels the other workers
+                        for _ in range(max(1, cfg.concurrency)):
+                            tg.create_task(worker())
+                except BaseExceptionGroup as eg:
+                    raise _first_cause(eg) from None
         finally:
             results_f.close()
 
@@ -532,6 +611,13 @@ async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict
 # --------------------------------------------------------------------------------------------- re-judge
 async def rejudge(out_dir: Path, judging: Judging, concurrency: int = 8) -> dict:
     """Re-judge every line of an existing run without asking the model; rewrite results atomically."""
+    if not (out_dir / RESULTS).exists():
+        raise RunError(f"{out_dir} has no {RESULTS}; is it a span-client eval run folder?")
+    with RunLock(out_dir):
+        return await _rejudge(out_dir, judging, concurrency)
+
+
+async def _rejudge(out_dir: Path, judging: Judging, concurrency: int) -> dict:
     path = out_dir / RESULTS
     if not path.exists():
         raise RunError(f"{out_dir} has no {RESULTS}; is it a span-client eval run folder?")

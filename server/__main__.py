@@ -64,8 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                              f"allowed host; or {ALLOWED_ORIGINS_ENV})")
     parser.add_argument("--stateless-http", action="store_true",
                         help="streamable-http: no sessions (each request stands alone; easier to scale out)")
-    parser.add_argument("--json-response", action="store_true",
-                        help="streamable-http: answer POSTs with plain JSON instead of an SSE stream")
+    parser.add_argument("--json-response", action=argparse.BooleanOptionalAction, default=True,
+                        help="streamable-http: answer each POST with one JSON body (default); "
+                             "--no-json-response answers with an SSE stream instead. The tools never stream, "
+                             "and JSON costs the server less per call")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="INFO", type=str.upper,
                         help="log level for stderr (default: INFO)")
     parser.add_argument("--access-log", action="store_true",

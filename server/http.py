@@ -20,7 +20,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -174,6 +174,7 @@ def run_http(server, security: HttpSecurity, *, host: str, port: int, path: str 
         sock = config.bind_socket()
     except SystemExit as exc:  # uvicorn exits on bind errors after logging them
         raise StartupError(f"cannot listen on {host}:{port} (address in use or not available)") from exc
+    sock.listen(config.backlog)  # connections queue from now on, so the URL printed below is usable at once
     bound_port = sock.getsockname()[1]
     print(f"span-server: streamable HTTP on {url_for(host, bound_port, path)} "
           f"(health: {url_for(host, bound_port, '/health')}; {security.describe()})",

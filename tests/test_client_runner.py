@@ -149,6 +149,18 @@ def test_500s_exhaust_retries_recorded_as_error_then_retried_on_resume(tmp_path,
     assert len(run["resumed_at"]) == 1
 
 
+def test_quota_429_is_not_retried(tmp_path):
+    items = toy_instances(1)
+    f = write_jsonl(tmp_path / "i.jsonl", items)
+    quota = {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                       "param": None, "code": "insufficient_quota"}}
+    with FakeOpenAI(lambda b, i: Status(429, quota, {"retry-after": "0"})) as fake:
+        rc = main(eval_args(fake, tmp_path / "run", f, "openai/gpt-test", "--max-retries", "4"))
+    assert rc == 1 and len(fake.requests) == 1  # waiting does not refill a quota
+    [line] = read_results(tmp_path / "run" / "results.jsonl")
+    assert line["stop_reason"] == "error" and "quota" in line["error"] and line["correct"] is None
+
+
 def test_slow_reply_hits_the_timeout(tmp_path):
     items = toy_instances(1)
     f = write_jsonl(tmp_path / "i.jsonl", items)
@@ -350,3 +362,47 @@ def test_prepare_results_drops_errors_duplicates_and_partial_tail(tmp_path):
     assert prepare_results(tmp_path) == {"a"}
     assert [json.loads(l)["id"] for l in p.read_text().splitlines()] == ["a"]
     assert [json.loads(l)["id"] for l in (tmp_path / "errors.jsonl").read_text().splitlines()] == ["b"]
+
+
+def test_with_tools_run_through_the_stdio_server(tmp_path, toy):
+    from tests.fakes.policies import BENCH_TOOL_ARGS, toy_tool_then_answer
+
+    items, f = toy
+    out = tmp_path / "run"
+    with FakeOpenAI(toy_tool_then_answer) as fake:
+        rc = main(eval_args(fake, out, f, "openai-compatible/local-model", "--with-tools", "--concurrency", "4"))
+    assert rc == 0
+    lines = read_results(out / "results.jsonl")
+    assert len(lines) == 9 and all(l["correct"] is True for l in lines)
+    for l in lines:
+        assert l["mode"] == "with_tools" and l["turns"] == 2 and l["usage"] == {"input_tokens": 31, "output_tokens": 22}
+        [call] = l["tool_calls"]
+        assert call["name"] == "date_arithmetic" and call["arguments"] == BENCH_TOOL_ARGS and not call["is_error"]
+        assert call["result"]["result"]["gregorian"]["numeric"] == "2025-7-28"  # 5 Tammuz 5785 + 27 days
+        roles = [m["role"] for m in l["messages"]]
+        assert roles == ["system", "user", "assistant", "tool", "assistant"]
+    assert len(fake.requests) == 18
+    tools = {t["function"]["name"] for t in fake.requests[0]["body"]["tools"]}
+    assert tools == {"search_calendar", "date_arithmetic", "date_difference", "list_calendars"}
+    run = json.loads((out / "run.json").read_text())
+    assert run["mode"] == "with_tools" and set(run["mcp"]["tools"]) == tools
+    assert run["prompt_hashes"]["system_tools.md"].startswith("sha256:")
+    assert fake.requests[0]["body"]["messages"][0]["content"].startswith("You answer questions about dates")
+
+
+def test_a_run_folder_in_use_is_refused(tmp_path, toy, capsys):
+    from client.runner import RunLock
+
+    items, f = toy
+    out = tmp_path / "run"
+    out.mkdir()
+    with RunLock(out), FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, out, f, "openai/gpt-test")) == 2
+    assert "another span-client command is using" in capsys.readouterr().err
+    assert fake.requests == [] and not (out / "results.jsonl").exists()
+    # once the lock is gone the same command runs; `judge` is refused while another command holds it
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, out, f, "openai/gpt-test")) == 0
+    with RunLock(out):
+        assert main(["judge", str(out)]) == 2
+    assert "another span-client command is using" in capsys.readouterr().err

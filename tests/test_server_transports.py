@@ -264,34 +264,30 @@ def test_http_host_header_rejected(loopback_server):
     assert status == 403
 
 
-def test_http_token_and_allowed_hosts_on_all_interfaces():
+async def test_http_token_and_allowed_hosts_on_all_interfaces():
     """--host 0.0.0.0 with --allowed-hosts and SPAN_SERVER_TOKEN: the Host header list and the token are
-    both enforced; /health stays open."""
+    both enforced (raw requests and the SDK client with an Authorization header); /health stays open."""
     env = _env(SPAN_SERVER_TOKEN=TOKEN)
-    with http_server("--allowed-hosts", "span.test", env=env, host="0.0.0.0") as (_, _, port):
+    with http_server("--allowed-hosts", "span.test,127.0.0.1", env=env, host="0.0.0.0") as (_, url, port):
         assert _get(port, "/health")[0] == 200
         auth = {"Authorization": f"Bearer {TOKEN}"}
         assert _post_init(port, f"span.test:{port}")[0] == 401                      # no token
         assert _post_init(port, f"span.test:{port}", {"Authorization": "Bearer wrong-token-xxxxxxxx"})[0] == 401
+        assert _post_init(port, f"span.test:{port}", {"Authorization": TOKEN})[0] == 401  # no scheme
         assert _post_init(port, f"span.test:{port}", auth)[0] == 200
         assert _post_init(port, "span.test", auth)[0] == 200                         # behind a proxy, no port
-        assert _post_init(port, f"127.0.0.1:{port}", auth)[0] == 421                 # not an allowed host
+        assert _post_init(port, f"localhost:{port}", auth)[0] == 421                 # not an allowed host
         assert _post_init(port, f"evil.example:{port}", auth)[0] == 421
 
-
-async def test_http_token_with_sdk_client():
-    env = _env(SPAN_SERVER_TOKEN=TOKEN)
-    with http_server(env=env) as (_, url, port):
-        assert _post_init(port, f"127.0.0.1:{port}")[0] == 401
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+        http = httpx2.AsyncClient(headers=auth, timeout=30)
         async with http, Client(streamable_http_client(url, http_client=http)) as client:
             r = await client.call_tool("search_calendar", D)
-            assert not r.is_error
+            assert not r.is_error and r.structured_content["weekday"] == "Tuesday"
 
 
-@pytest.mark.parametrize("flags", [["--stateless-http", "--json-response"]])
-async def test_http_stateless_json(flags):
-    with http_server(*flags) as (_, url, _):
+async def test_http_stateless_sse():
+    """The non-default modes together: no sessions, SSE-streamed answers."""
+    with http_server("--stateless-http", "--no-json-response") as (_, url, _):
         for mode in ("auto", "legacy"):
             async with Client(url, mode=mode) as client:
                 r = await client.call_tool("date_arithmetic", {**D, "days": 1})

@@ -86,18 +86,18 @@ def run(args) -> int:
         return EXIT_BAD_INPUT
     csv_files = tables.write_csvs(out, rep, analysis.crosstab(series))
     figs: list[tuple[str, str]] = []
+    notes: list[str] = []
     if not getattr(args, "no_figures", False):
         figs, notes = figures.make_figures(rep, out)
-        warnings.extend(f"figures: {n}" for n in notes)
     for x in warnings:
         print(f"warning: {x}", file=sys.stderr)
 
     inputs = [str(r.path) for r in runs]
-    md = tables.render_markdown(rep, figs, csv_files, inputs + list(args.run_dirs[len(runs):]),
-                                errors, warnings)
+    md = tables.render_markdown(rep, figs, csv_files, list(args.run_dirs), errors, warnings,
+                                notes)
     (out / "report.md").write_text(md, encoding="utf-8")
     rep.update({"inputs": inputs, "unusable_inputs": errors, "warnings": warnings,
-                "figures": [f for f, _ in figs], "csv_files": csv_files,
+                "figures": [f for f, _ in figs], "figure_notes": notes, "csv_files": csv_files,
                 "elapsed_s": round(time.perf_counter() - t0, 3)})
     (out / "summary.json").write_text(json.dumps(rep, indent=2, ensure_ascii=False, default=str),
                                       encoding="utf-8")
@@ -109,6 +109,8 @@ def run(args) -> int:
         o = s["overall"]
         _say(args, f"  {s['label']}: {tables.pct(o['accuracy'])} ({o['n_correct']}/{o['n_scored']} "
                    f"scored, {o['n_unscored']} unscored, {o['n_errors']} errors)")
+    for n in notes:
+        _say(args, f"  note: {n}")
     for p in rep["paired"]:
         _say(args, f"  paired: {p['comparison']}: {tables.signed(p['mean_difference'])} "
                    f"{tables._ci_pair(p)} {tables.format_p(p['p_value'])} (n={p['n_a']})")

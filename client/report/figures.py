@@ -7,6 +7,7 @@ with a single evaluation date a line would be one point, so they become bar char
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -42,7 +43,43 @@ def _err(c: dict | None) -> tuple[float, float]:
 
 
 def _tick(label: str) -> str:
-    return label.replace(" · ", "\n")
+    """'provider/model-name · with tools' -> wrapped 'model-name\nwith tools' for x ticks."""
+    model, _, mode = label.partition(" · ")
+    short = model.split("/")[-1]
+    return "\n".join(textwrap.wrap(short, 18, break_on_hyphens=True) or [short]) + (
+        f"\n{mode}" if mode else "")
+
+
+def _model_mode_bars(ax, S: list[dict], value, err=None, fmt="{:.1f}%", ymax=100.0) -> None:
+    """Bars colored by mode.  When some model ran both modes: grouped by model (unaided next to with
+    tools); otherwise one bar per model/mode series."""
+    models = list(dict.fromkeys(s["model"] for s in S))
+    modes = [m for m in ("unaided", "with_tools") if any(s["mode"] == m for s in S)]
+    modes += [m for m in dict.fromkeys(s["mode"] for s in S) if m not in modes]
+    both = any(sum(1 for s in S if s["model"] == m) > 1 for m in models)
+    if both:
+        groups = ["\n".join(textwrap.wrap(m.split("/")[-1], 18) or [m]) for m in models]
+        bars = []
+        for j, mode in enumerate(modes):
+            ss = [next((s for s in S if s["model"] == m and s["mode"] == mode), None) for m in models]
+            bars.append((mode.replace("_", " "),
+                         [value(s) if s else math.nan for s in ss],
+                         [err(s) if s else (0.0, 0.0) for s in ss] if err else None,
+                         MODE_COLORS.get(mode, LEVEL_COLORS[(j + 2) % 6])))
+        _grouped_bars(ax, groups, bars, fmt=fmt, ymax=ymax)
+        ax.set_xlabel("Model")
+    else:
+        _grouped_bars(ax, [_tick(s["label"]) for s in S],
+                      [("", [value(s) for s in S], [err(s) for s in S] if err else None, None)],
+                      fmt=fmt, ymax=ymax)
+        for patch, s in zip(ax.patches, S):
+            patch.set_color(MODE_COLORS.get(s["mode"], "#2ca02c"))
+        ax.set_xlabel("Model · mode")
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=MODE_COLORS.get(m, "#2ca02c"), label=m.replace("_", " "))
+                       for m in modes], loc="upper left", frameon=False, ncol=len(modes))
+    if len(ax.get_xticks()) > 5:
+        ax.tick_params(axis="x", labelsize=8)
 
 
 def _mean(vals) -> float:
@@ -50,12 +87,22 @@ def _mean(vals) -> float:
     return sum(v) / len(v) if v else math.nan
 
 
-def _date_axis(ax, dates: list[str]) -> None:
+def _date_axis(ax, dates: list[str], max_labels: int = 12) -> None:
+    """Categorical date axis; when every date has the same month and day (the paper's July 1st
+    series) only the years are shown, as in the paper."""
     ax.set_xticks(range(len(dates)))
-    step = max(1, math.ceil(len(dates) / 12))
-    ax.set_xticklabels([d if i % step == 0 else "" for i, d in enumerate(dates)],
-                       rotation=30 if len(dates) > 4 else 0, ha="right" if len(dates) > 4 else "center")
-    ax.set_xlabel("Evaluation date")
+    same_md = len({d[4:] for d in dates}) == 1 and all(len(d) == 10 for d in dates)
+    labels = [d[:4] for d in dates] if same_md else dates
+    step = max(1, math.ceil(len(dates) / max_labels))
+    rotate = (not same_md and len(dates) > 4) or (same_md and len(dates) / step > 14)
+    ax.set_xticklabels([x if i % step == 0 else "" for i, x in enumerate(labels)],
+                       rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    if same_md:
+        import calendar as _cal
+        m, d = int(dates[0][5:7]), int(dates[0][8:10])
+        ax.set_xlabel(f"Evaluation date ({_cal.month_name[m]} {d} of each year)")
+    else:
+        ax.set_xlabel("Evaluation date")
 
 
 def _save(fig, out: Path, name: str) -> str:
@@ -88,7 +135,9 @@ def _grouped_bars(ax, groups: list[str], bars: list[tuple[str, list[float], list
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     if ymax is not None:
-        ax.set_ylim(0, ymax * 1.1)
+        ax.set_ylim(0, ymax * 1.25)  # head room for value labels and the legend
+        if fmt.endswith("%"):
+            ax.set_yticks(range(0, 101, 20))
 
 
 def fig_accuracy_over_dates(rep: dict, out: Path) -> str:
@@ -108,16 +157,18 @@ def fig_accuracy_over_dates(rep: dict, out: Path) -> str:
     else:
         fig, ax = plt.subplots(figsize=(WIDTH, 5.0))
         _grouped_bars(ax, [_tick(s["label"]) for s in S],
-                      [("accuracy (95% CI)", [_acc(s["overall"]) for s in S],
+                      [("accuracy", [_acc(s["overall"]) for s in S],
                         [_err(s["overall"]) for s in S], None)])
         for patch, col in zip(ax.patches, colors):
             patch.set_color(col)
         ax.set_title(f"Accuracy at evaluation date {dates[0] if dates else '?'} "
-                     f"(single date: bars instead of the paper's Fig. 2 lines)")
+                     f"(single date: bars instead of the paper's Fig. 2 lines)", fontsize=11)
         ax.set_xlabel("Model · mode")
-    ax.set_ylabel("Accuracy (%)")
+        ax.set_ylabel("Accuracy (%), error bars: 95% Wilson CI")
+    if len(dates) > 1:
+        ax.set_ylabel("Accuracy (%)")
+        ax.legend(loc="best", frameon=False)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="best", frameon=False)
     return _save(fig, out, "fig2_accuracy_by_eval_date.png")
 
 
@@ -153,7 +204,7 @@ def fig_output_tokens(rep: dict, out: Path) -> str | None:
         vals = [math.nan if v is None else v for v in vals]
         top = max([v for v in vals if not math.isnan(v)] or [1.0])
         _grouped_bars(ax, [_tick(s["label"]) for s in S], [("mean", vals, None, None)],
-                      fmt="{:.0f}", ymax=top)
+                      fmt="{:.1f}" if top < 20 else "{:.0f}", ymax=top)
         for patch, col in zip(ax.patches, colors):
             patch.set_color(col)
         ax.set_xlabel("Model · mode")
@@ -179,7 +230,7 @@ def fig_dimension(rep: dict, out: Path, dim: str, fname: str, title: str) -> str
                 ys = [_acc(s["by_date_and"][dim].get(d, {}).get(lv)) for d in dates]
                 ax.plot(range(len(dates)), ys, marker="o", ms=3, color=LEVEL_COLORS[j % 6],
                         label=f"{level_label(dim, lv)} (avg {_mean(ys):.1f}%)")
-            _date_axis(ax, dates)
+            _date_axis(ax, dates, max_labels=6 if ncol == 3 else 8)
             ax.set_title(s["label"], fontsize=10)
             ax.set_ylim(0, 105)
             ax.grid(axis="y", alpha=0.3)
@@ -225,9 +276,9 @@ def fig_pairs(rep: dict, out: Path) -> str:
     ax.invert_yaxis()
     ax.set_xlim(0, 112)
     ax.set_xlabel("Accuracy (%)")
-    ax.set_title("Accuracy by source → target calendar pair")
+    ax.set_title("Accuracy by source → target calendar pair", pad=10 + 16 * math.ceil(n / 3))
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", frameon=True, framealpha=0.9)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(3, n), frameon=False)
     return _save(fig, out, "fig_pairs.png")
 
 
@@ -237,52 +288,45 @@ def fig_tools(rep: dict, out: Path) -> str | None:
         return None
     dates = sorted({d for s in S for d in s["by"]["eval_date"]})
     metric = _token_metric(rep)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 4.8),
-                                  gridspec_kw={"width_ratios": [1.6, 1]})
-    colors = [MODE_COLORS.get(s["mode"], "#2ca02c") for s in S]
+    if metric:
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(WIDTH, 5.0),
+                                      gridspec_kw={"width_ratios": [1.5, 1]})
+    else:  # no token counts at all (e.g. the offline demo's agents): accuracy only
+        fig, ax = plt.subplots(figsize=(WIDTH * 0.8, 5.0))
+        ax2 = None
     if len(dates) > 1:
         pal = _palette(len(S))
         for s, col in zip(S, pal):
             ys = [_acc(s["by"]["eval_date"].get(d)) for d in dates]
             ax.plot(range(len(dates)), ys, marker="o", ms=3, color=col,
                     ls="-" if s["mode"] == "with_tools" else "--",
-                    label=f"{s['label']} (avg {_mean(ys):.1f}%)")
-        _date_axis(ax, dates)
+                    label=f"{s['label'].split(' · ')[0].split('/')[-1]} · "
+                          f"{s['mode'].replace('_', ' ')} (avg {_mean(ys):.1f}%)")
+        _date_axis(ax, dates, max_labels=8)
         ax.set_ylim(0, 105)
         ax.legend(loc="lower left", frameon=False, fontsize=8)
-        colors = pal
+        ax.set_title("Accuracy over evaluation dates\n(solid: with tools, dashed: unaided)",
+                     fontsize=10)
     else:
-        _grouped_bars(ax, [_tick(s["label"]) for s in S],
-                      [("accuracy", [_acc(s["overall"]) for s in S],
-                        [_err(s["overall"]) for s in S], None)])
-        for patch, col in zip(ax.patches, colors):
-            patch.set_color(col)
-        from matplotlib.patches import Patch
-        ax.legend(handles=[Patch(color=MODE_COLORS["unaided"], label="unaided"),
-                           Patch(color=MODE_COLORS["with_tools"], label="with tools")],
-                  loc="upper left", frameon=False)
-        ax.set_xlabel("Model · mode")
+        _model_mode_bars(ax, S, lambda s: _acc(s["overall"]), lambda s: _err(s["overall"]))
+        ax.set_title(f"Accuracy, evaluation date {dates[0] if dates else '?'}\n"
+                     "(error bars: 95% Wilson CI)", fontsize=10)
     ax.set_ylabel("Accuracy (%)")
-    ax.set_title("Accuracy", fontsize=11)
     ax.grid(axis="y", alpha=0.3)
     if metric:
         key, what = metric
         vals = [s["tokens"][key]["mean"] for s in S]
-        vals = [math.nan if v is None else v for v in vals]
-        top = max([v for v in vals if not math.isnan(v)] or [1.0])
-        _grouped_bars(ax2, [_tick(s["label"]) for s in S], [("tokens", vals, None, None)],
-                      fmt="{:.0f}", ymax=top)
-        for patch, col in zip(ax2.patches, colors):
-            patch.set_color(col)
+        top = max([v for v in vals if v is not None] or [1.0])
+        _model_mode_bars(ax2, S, lambda s: (s["tokens"][key]["mean"]
+                                            if s["tokens"][key]["mean"] is not None else math.nan),
+                         fmt="{:.1f}" if top < 20 else "{:.0f}", ymax=top)
         ax2.set_ylabel("Mean output tokens per answer")
-        ax2.set_title("Output tokens\n(" + ("tiktoken o200k_base, final answer" if key == "tiktoken"
-                                            else "provider-reported usage") + ")", fontsize=10)
+        ax2.set_title("Output tokens per answer\n(" + (
+            "tiktoken o200k_base, final answer" if key == "tiktoken"
+            else "provider-reported usage") + ")", fontsize=10)
         ax2.grid(axis="y", alpha=0.3)
-        ax2.tick_params(axis="x", labelsize=8)
-    else:
-        ax2.axis("off")
-        ax2.text(0.5, 0.5, "no output-token data", ha="center", va="center")
-    fig.suptitle("With tools vs unaided (paper Fig. 6)", fontsize=12)
+    fig.suptitle("With tools vs unaided (paper Fig. 6)" + ("" if metric else
+                 " — no output-token data to plot"), fontsize=12)
     return _save(fig, out, "fig6_tools_vs_unaided.png")
 
 

@@ -37,6 +37,9 @@ class Run:
 
 def _slim(obj: dict) -> dict:
     rec = {k: obj[k] for k in _KEEP if k in obj}
+    c = rec.get("correct")
+    if c is not None and not isinstance(c, bool):  # 0/1 or junk: only true/false/null are scores
+        rec["correct"] = bool(c) if c in (0, 1) else None
     v = rec.get("verdicts")
     if isinstance(v, dict):  # keep verdict / extracted only
         rec["verdicts"] = {j: {k: x.get(k) for k in ("verdict", "extracted")}
@@ -84,48 +87,45 @@ def load_run(path: str | Path) -> Run:
         warnings.append(f"{p}: no run.json; model and mode taken from the result lines")
     summary = _read_json(p / "summary.json", warnings)
 
-    try:
-        raw = results.read_bytes()
-    except OSError as exc:
-        raise RunInputError(f"{results}: unreadable ({exc})") from exc
-    text = raw.decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    ends_with_newline = text.endswith("\n")
-    if ends_with_newline:
-        lines = lines[:-1]
     records: list[dict] = []
     bad: list[int] = []
     truncated = False
     seen: set[str] = set()
-    n_dupes = n_no_id = 0
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        last = i == len(lines)
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            if last and not ends_with_newline:
-                truncated = True
-            else:
+    n_dupes = n_no_id = n_lines = 0
+    try:
+        f = results.open("rb")
+    except OSError as exc:
+        raise RunInputError(f"{results}: unreadable ({exc})") from exc
+    with f:  # streamed: result files with full transcripts can be hundreds of MB
+        for i, raw in enumerate(f, start=1):
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            n_lines += 1
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                    truncated = True  # cut off while being written
+                else:
+                    bad.append(i)
+                continue
+            if not isinstance(obj, dict):
                 bad.append(i)
-            continue
-        if not isinstance(obj, dict):
-            bad.append(i)
-            continue
-        if "id" not in obj:
-            n_no_id += 1
-            continue
-        rid = str(obj["id"])
-        if rid in seen:
-            n_dupes += 1
-            continue
-        seen.add(rid)
-        rec = _slim(obj)
-        rec["id"] = rid
-        rec.setdefault("model", meta.get("model") or "unknown")
-        rec.setdefault("mode", meta.get("mode") or "unknown")
-        records.append(rec)
+                continue
+            if "id" not in obj:
+                n_no_id += 1
+                continue
+            rid = str(obj["id"])
+            if rid in seen:
+                n_dupes += 1
+                continue
+            seen.add(rid)
+            rec = _slim(obj)
+            rec["id"] = rid
+            rec.setdefault("model", meta.get("model") or "unknown")
+            rec.setdefault("mode", meta.get("mode") or "unknown")
+            records.append(rec)
     if truncated:
         warnings.append(f"{results}: the last line is truncated (run interrupted while writing?); "
                         f"ignored it, {len(records)} complete lines used")
@@ -137,7 +137,7 @@ def load_run(path: str | Path) -> Run:
     if n_dupes:
         warnings.append(f"{results}: {n_dupes} duplicate instance id(s); the first occurrence kept")
     if not records:
-        why = "is empty" if not lines or not any(x.strip() for x in lines) else "has no usable result line"
+        why = "is empty" if not n_lines else "has no usable result line"
         raise RunInputError(f"{results} {why}")
     missing_correct = sum(1 for r in records if "correct" not in r)
     if missing_correct:

@@ -61,9 +61,8 @@ def count(records: Iterable[dict]) -> dict:
             n_scored += 1
         if is_error(r):
             n_errors += 1
-        if primary_verdict(r) == "NOT_ATTEMPTED" or (
-                primary_verdict(r) is None and rules_verdict(r) == "NOT_ATTEMPTED"):
-            n_na += 1
+        if c is False and (primary_verdict(r) or rules_verdict(r)) == "NOT_ATTEMPTED":
+            n_na += 1  # scored as wrong because no final answer was found
         if r.get("stop_reason") == "max_turns":
             n_max_turns += 1
     return {

@@ -30,9 +30,10 @@ def instances(n: int, eval_dates=("2025-07-01",), seed: int = 0) -> list[dict]:
                 gold = bool(i % 3)
                 answer = "Yes" if gold else "No"
             elif tgt == "islamic":
-                gold = {"calendar": "islamic", "year": 1447, "month": 1 + i % 12,
-                        "day": 1 + i % 28, "is_leap_month": False}
-                answer = f"{gold['day']} month{gold['month']} {gold['year']}"
+                from span import CalendarDate
+                d = CalendarDate.from_ordinal("islamic", 739429 + (37 * i) % 18000)
+                gold = d.as_dict()
+                answer = d.display()
             else:
                 gold = {"calendar": tgt, "year": 2025, "month": 1 + i % 12, "day": 1 + i % 28,
                         "is_leap_month": False}
@@ -49,10 +50,12 @@ def instances(n: int, eval_dates=("2025-07-01",), seed: int = 0) -> list[dict]:
 def results(insts: list[dict], model: str, mode: str, p_correct: float | Callable[[dict], float],
             seed: int = 0, *, llm_judge: bool = False, n_errors: int = 0, n_unscored: int = 0,
             n_not_attempted: int = 0, fixed: dict[str, bool] | None = None,
-            tokens: int = 120) -> list[dict]:
+            tokens: int = 120, umm_al_qura_ids: set[str] | None = None) -> list[dict]:
     """One result line per instance.  The first n_errors lines are provider errors (correct null),
     the next n_unscored are UNSCORED llm verdicts (correct null, primary judge llm for them), the
-    next n_not_attempted have a NOT_ATTEMPTED rules verdict (correct false)."""
+    next n_not_attempted have a NOT_ATTEMPTED rules verdict (correct false).  Islamic-target
+    content instances in umm_al_qura_ids are answered (wrongly) with the Umm al-Qura date of the
+    gold's Gregorian day."""
     rng = np.random.default_rng(seed)
     rows = []
     for k, inst in enumerate(insts):
@@ -62,6 +65,12 @@ def results(insts: list[dict], model: str, mode: str, p_correct: float | Callabl
             ok = fixed[inst["id"]]
         rec = dict(inst)
         answer = inst["answer"] if ok else "I am not sure, maybe 1999-1-1"
+        if umm_al_qura_ids and inst["id"] in umm_al_qura_ids and isinstance(inst["gold"], dict):
+            import hijridate
+            from span import CalendarDate, get_calendar
+            h = hijridate.Gregorian.fromordinal(CalendarDate.from_dict(inst["gold"]).ordinal).to_hijri()
+            answer = f"{h.day} {get_calendar('islamic').month_names[h.month]} {h.year}"
+            ok = (h.year, h.month, h.day) == tuple(inst["gold"][k] for k in ("year", "month", "day"))
         rules = {"verdict": "CORRECT" if ok else "INCORRECT", "extracted": answer, "reason": ""}
         rec.update({"mode": mode, "model": model, "messages": [{"role": "user", "content": "q"}],
                     "tool_calls": [], "final_answer": answer, "stop_reason": "answered",

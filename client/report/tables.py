@@ -122,7 +122,8 @@ def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
 
 # ------------------------------------------------------------------------------------- markdown
 def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[str],
-                    inputs: list[str], errors: list[str], warnings: list[str]) -> str:
+                    inputs: list[str], errors: list[str], warnings: list[str],
+                    figure_notes: list[str] | None = None) -> str:
     S = rep["series"]
     out: list[str] = []
     w = out.append
@@ -212,7 +213,7 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
                          f"{p['n_unscored_in_either']}"])
         w(md_table(["Comparison", "Paired n", "Unaided", "With tools", "Mean difference", "95% CI",
                     "p-value", "Only tools right / only unaided right",
-                    "Unpaired: only tools / only unaided / unscored"], rows, "lrrrrrrrr"))
+                    "Left out: only in tools run / only in unaided run / unscored"], rows, "lrrrrrrrr"))
         w("")
 
     w("## Output tokens per answer\n")
@@ -274,6 +275,8 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
 
     if figures:
         w("## Figures\n")
+        for n in figure_notes or []:
+            w(f"*{n[0].upper() + n[1:]}.*\n")
         for fname, caption in figures:
             w(f"**{caption}**\n")
             w(f"![{caption}]({fname})\n")

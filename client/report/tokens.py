@@ -74,8 +74,12 @@ def load_tokenizer(timeout_s: float = 5.0, enabled: bool = True) -> Tokenizer:
         return Tokenizer(None, f"{ENCODING} not cached at {where} and the download did not finish "
                                f"within {timeout_s:g} s (no network?)")
     err = box.get("err")
-    first = str(err).splitlines()[0][:160] if err else "unknown error"
-    return Tokenizer(None, f"{ENCODING} not cached at {where} and could not be downloaded "
+    first = str(err).splitlines()[0] if err else "unknown error"
+    if "Failed to resolve" in first or "NameResolution" in first or "Max retries" in first:
+        first = "no network"
+    elif len(first) > 100:
+        first = first[:100] + "…"
+    return Tokenizer(None, f"{ENCODING} is not cached ({where}) and could not be downloaded "
                            f"({type(err).__name__}: {first}); set TIKTOKEN_CACHE_DIR to a folder "
                            f"holding the encoding file to get the paper's token counts")
 
