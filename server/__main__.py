@@ -26,9 +26,10 @@ security (streamable-http):
   On a loopback host (127.0.0.1, localhost, ::1) DNS-rebinding protection is on: requests whose
   Host header is not 127.0.0.1:*, localhost:* or [::1]:* get HTTP 421.
   On any other host (e.g. 0.0.0.0) the server starts only when both are set:
-    --allowed-hosts (or {ALLOWED_HOSTS_ENV})  the Host headers clients use, e.g. mcp.example.com
-    {TOKEN_ENV}                     a bearer token (>= 16 characters) that clients send as
-                                            "Authorization: Bearer <token>" (/health needs none)
+    --allowed-hosts (or {ALLOWED_HOSTS_ENV}): the Host headers clients use,
+        e.g. mcp.example.com (any port) or mcp.example.com:8443 (that port only)
+    {TOKEN_ENV}: a bearer token (>= 16 characters) that clients send as
+        "Authorization: Bearer <token>" (/health needs none)
   {TOKEN_ENV} is honoured on loopback too when set.
 
 examples:

@@ -77,12 +77,12 @@ def _origin_patterns(host_patterns: list[str]) -> list[str]:
 
 @dataclass
 class HttpSecurity:
-    transport_security: "TransportSecuritySettings | None"  # None = the SDK's loopback default
+    transport_security: "TransportSecuritySettings"
     token: str | None
     allowed_hosts: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        hosts = ", ".join(self.allowed_hosts) if self.allowed_hosts else ", ".join(LOOPBACK_HOSTS)
+        hosts = ", ".join(self.allowed_hosts)
         auth = "bearer token required" if self.token else "no token"
         return f"allowed Host headers: {hosts}; {auth}"
 
@@ -111,13 +111,17 @@ def resolve_security(host: str, allowed_hosts: list[str] | None = None,
         if missing:
             raise StartupError(f"--host {host} is not a loopback address; to serve beyond this machine "
                                f"set {' and '.join(missing)}")
-    if loopback and not hosts and not origins:
-        return HttpSecurity(None, token)
-    host_patterns = [p for h in hosts for p in _host_patterns(h)]
+    # Always explicit settings (the SDK turns protection on by itself only for the names 127.0.0.1,
+    # localhost and ::1, not for e.g. 127.0.0.2).
+    extra = [p for h in hosts for p in _host_patterns(h)]
     if loopback:
-        host_patterns = LOOPBACK_HOSTS + host_patterns
-    origin_patterns = origins or ((LOOPBACK_ORIGINS if loopback else []) + _origin_patterns(
-        [p for h in hosts for p in _host_patterns(h)]))
+        own = [] if host in ("127.0.0.1", "localhost", "::1") else _host_patterns(
+            f"[{host}]" if ":" in host and not host.startswith("[") else host)
+        host_patterns = LOOPBACK_HOSTS + own + extra
+        origin_patterns = origins or (LOOPBACK_ORIGINS + _origin_patterns(own + extra))
+    else:
+        host_patterns = extra
+        origin_patterns = origins or _origin_patterns(extra)
     from mcp.server.transport_security import TransportSecuritySettings
 
     settings = TransportSecuritySettings(enable_dns_rebinding_protection=True,

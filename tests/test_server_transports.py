@@ -74,6 +74,42 @@ def test_startup_errors_are_one_line(args, env, words):
     assert r.stdout == ""
 
 
+@pytest.mark.parametrize("host,hosts,allowed,refused", [
+    ("127.0.0.1", None, ["127.0.0.1:8000", "localhost:8000", "[::1]:8000"], ["evil.example", "127.0.0.2:8000"]),
+    ("127.0.0.2", None, ["127.0.0.2:8000", "127.0.0.2", "localhost:1"], ["evil.example:8000"]),
+    ("::1", None, ["[::1]:8000"], ["evil.example"]),
+    ("127.0.0.1", ["app.test"], ["app.test", "app.test:8000", "127.0.0.1:9"], ["evil.example"]),
+    ("0.0.0.0", ["a.test:8443,b.test"], ["a.test:8443", "b.test", "b.test:1"], ["a.test", "127.0.0.1:8000"]),
+])
+def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, refused):
+    from mcp.server.transport_security import TransportSecurityMiddleware
+
+    from server.http import resolve_security
+
+    monkeypatch.setenv("SPAN_SERVER_TOKEN", TOKEN)
+    monkeypatch.delenv("SPAN_SERVER_ALLOWED_HOSTS", raising=False)
+    sec = resolve_security(host, hosts)
+    assert sec.transport_security.enable_dns_rebinding_protection and sec.token == TOKEN
+    check = TransportSecurityMiddleware(sec.transport_security)
+    for h in allowed:
+        assert check._validate_host(h), h
+    for h in refused:
+        assert not check._validate_host(h), h
+
+
+def test_resolve_security_env_hosts(monkeypatch):
+    from server.http import StartupError, resolve_security
+
+    monkeypatch.delenv("SPAN_SERVER_TOKEN", raising=False)
+    monkeypatch.setenv("SPAN_SERVER_ALLOWED_HOSTS", "mcp.example.com")
+    with pytest.raises(StartupError, match="SPAN_SERVER_TOKEN"):
+        resolve_security("0.0.0.0")
+    monkeypatch.setenv("SPAN_SERVER_TOKEN", TOKEN)
+    sec = resolve_security("0.0.0.0")
+    assert "mcp.example.com" in sec.transport_security.allowed_hosts
+    assert "https://mcp.example.com" in sec.transport_security.allowed_origins
+
+
 def test_bad_transport_rejected_by_argparse():
     r = run_cli("--transport", "sse")
     assert r.returncode == 2 and "invalid choice" in r.stderr
