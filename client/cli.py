@@ -9,6 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from .argtypes import nonneg_float as _nonneg_float
+from .argtypes import nonneg_int as _nonneg_int
+from .argtypes import positive_float as _positive_float
+from .argtypes import positive_int as _positive_int
+
 LAZY_COMMANDS = {
     "generate": ("client.generate_cmd", "generate SPAN instances to JSONL for one date, a list or a range"),
     "report": ("client.report.command", "report accuracy breakdowns, confidence intervals and figures for runs"),
@@ -20,46 +25,6 @@ class UsageError(Exception):
 
 
 # --------------------------------------------------------------------------------------------- helpers
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return v
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return v
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return v
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return v
-
-
 def _iso_date(text: str) -> str:
     """One evaluation date (YYYY-MM-DD), validated by the generator (supported range)."""
     dates = _dates_arg(text)

@@ -21,24 +21,13 @@ from span.benchmark import (MAX_EVAL_DATE, MIN_EVAL_DATE, GeneratorError, genera
                             parse_dates_spec)
 from span.benchmark.jsonl import encode, iter_lines
 
+from .argtypes import any_int, positive_int
+
 PROG_HELP = "generate SPAN benchmark instances (JSON Lines) for one or more evaluation dates"
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+_positive_int = positive_int
+_int = any_int
 
 
 def _one_line_error(self: argparse.ArgumentParser, message: str):
