@@ -36,6 +36,8 @@ class Outcome:
     turns: int = 0
     error: str | None = None
     provider_stop_reason: str | None = None  # the last reply's own stop/finish reason (e.g. "length")
+    error_status: int | None = None  # HTTP status of a failed request (the runner stops on 401/403/404)
+    error_retryable: bool | None = None
 
     def usage(self) -> dict:
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
@@ -81,6 +83,8 @@ async def solve(provider: Provider, question: str, *, system: str, tools: Any = 
         out.stop_reason = "error"
         out.error = str(e)
         out.final_answer = None
+        out.error_status = getattr(e, "status", None)
+        out.error_retryable = e.retryable
         if hasattr(e, "retries"):
             out.retries += e.retries  # type: ignore[attr-defined]
     except asyncio.CancelledError:

@@ -45,6 +45,19 @@ def _dates_arg(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _temperature(text: str):
+    """A number >= 0, or 'none' (send no temperature: reasoning models reject one)."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0 or 'none', got {text!r}")
+    return value
+
+
 def _print_err(msg: str) -> None:
     print(f"span-client: error: {msg}", file=sys.stderr)
 
@@ -64,16 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Evaluate a model on SPAN instances. Re-running with the same --out resumes: "
                                     "finished instances are skipped, failed ones are asked again.",
                         epilog="exit status: 0 every instance answered and judged; 1 some instances failed "
-                               "(recorded as errors, not wrong answers; re-run to retry) or the MCP server could "
-                               "not be reached; 2 bad input.")
+                               "(recorded as errors, not wrong answers; re-run to retry), some answers are unscored "
+                               "because the judge request failed (re-run to re-judge them), the run was stopped "
+                               "early (401/403/404 from the model or the judge, or 5 identical non-retryable errors "
+                               "in a row: what is not asked yet stays unasked, re-run to resume) or the MCP server "
+                               "could not be reached; 2 bad input, or an --out folder holding a run with other "
+                               "settings.")
     ev.add_argument("--model", required=True, metavar="PROVIDER/MODEL",
                     help="anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url), or the "
                          "offline agents 'reference' (tools only; not an LLM) and 'baseline' (unaided floor; not an LLM)")
     ev.add_argument("--base-url", metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
     ev.add_argument("--api-key", metavar="KEY", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
-    ev.add_argument("--temperature", type=_nonneg_float, default=None, metavar="T",
+    ev.add_argument("--temperature", type=_temperature, default=None, metavar="T|none",
                     help="sampling temperature (default: 0 for OpenAI/compatible, as the paper's greedy decoding; "
-                         "not sent to Anthropic unless given, its Messages API has no sampling parameters)")
+                         "not sent to Anthropic unless given, its Messages API has no sampling parameters). "
+                         "'none' sends no temperature: reasoning models (OpenAI o-series, gpt-5) reject "
+                         "temperature 0 and need it; they also spend hidden reasoning tokens out of --max-tokens, "
+                         "so raise --max-tokens for them")
     ev.add_argument("--max-tokens", type=_positive_int, default=2048, metavar="N", help="max output tokens per model request")
     ev.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the agent loop")
     ev.add_argument("--server-url", metavar="URL", help="MCP server URL (streamable HTTP); default: start span-server over stdio")
@@ -84,7 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="retries per request on 429/5xx/connection errors/timeouts (default 6)")
     ev.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0, metavar="SECONDS",
                     help="first backoff in seconds, doubled each retry, with jitter; Retry-After wins (default 1)")
+    ev.add_argument("--max-retry-wait", type=_positive_float, default=60.0, metavar="SECONDS",
+                    help="longest wait before a retry: backoff and a server's Retry-After are capped to it (default 60)")
     ev.add_argument("--out", required=True, type=Path, metavar="DIR", help="run folder (created; re-run to resume)")
+    ev.add_argument("--force-resume", action="store_true",
+                    help="resume an --out folder even though it was started with other settings (instances, "
+                         "temperature, max tokens/turns, base URL, tools server, judge model, prompts); by default "
+                         "that is refused, as it would mix two runs in one summary (another model or mode is always "
+                         "refused)")
     src = ev.add_mutually_exclusive_group(required=True)
     src.add_argument("--instances", type=Path, metavar="FILE", help="instances JSONL from `span-client generate`")
     src.add_argument("--date", type=_iso_date, metavar="YYYY-MM-DD", help="generate the instances of one evaluation date (YYYY-MM-DD)")
@@ -109,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--timeout", type=_positive_float, default=120.0)
     jd.add_argument("--max-retries", type=_nonneg_int, default=6)
     jd.add_argument("--retry-base-delay", type=_nonneg_float, default=1.0)
+    jd.add_argument("--max-retry-wait", type=_positive_float, default=60.0, metavar="SECONDS",
+                    help="longest wait before a retry; a longer Retry-After is capped to it (default 60)")
     jd.set_defaults(func=cmd_judge)
 
     # tools -----------------------------------------------------------------------------------------
@@ -199,7 +228,8 @@ def _provider(spec: str, **kw):
 def _retry(args) -> "Any":
     from .runner import RetryPolicy
 
-    return RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout)
+    return RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout,
+                       max_delay=getattr(args, "max_retry_wait", 60.0))
 
 
 def _judging(args, retry) -> Any:
@@ -229,21 +259,28 @@ def _safe_args(args) -> dict:
 
 
 def _load_instances(args):
-    """(instances iterable, total). Without --sample they are streamed, so memory stays flat."""
-    from .runner import (count_instances_file, iter_instances_file, read_instances_file, sample_instances,
-                         stream_generated)
+    """(instances iterable, total, source). Without --sample they are streamed, so memory stays flat.
+    ``source`` says what the instances are (recorded in run.json; a resume must match it)."""
+    from .runner import (count_instances_file, file_sha256, iter_instances_file, read_instances_file,
+                         sample_instances, stream_generated)
 
+    sampling = {"sample": args.sample, "seed": args.seed if args.sample else None}
     if args.instances:
         if args.sample:
             items = sample_instances(read_instances_file(args.instances), args.sample, args.seed)
-            return items, len(items)
-        return iter_instances_file(args.instances), count_instances_file(args.instances)
-    return stream_generated([args.date] if args.date else args.dates, args.sample, args.seed)
+            total = len(items)
+        else:
+            total = count_instances_file(args.instances)
+            items = iter_instances_file(args.instances)
+        return items, total, {"kind": "file", "sha256": file_sha256(args.instances), **sampling}
+    dates = [args.date] if args.date else args.dates
+    items, total = stream_generated(dates, args.sample, args.seed)
+    return items, total, {"kind": "dates", "dates": list(dates), **sampling}
 
 
 def cmd_eval(args) -> int:
     from .providers import parse_model, ModelSpecError
-    from .runner import EvalConfig, RunError, run_eval
+    from .runner import EvalConfig, RunError, RunStopped, run_eval
 
     try:
         kind, _ = parse_model(args.model)
@@ -266,18 +303,24 @@ def cmd_eval(args) -> int:
                          max_tokens=args.max_tokens, timeout=args.timeout)
     try:
         judging, judge_provider = _judging(args, retry)
-        instances, total = _load_instances(args)
+        instances, total, source = _load_instances(args)
         cfg = EvalConfig(model=provider.label, out_dir=args.out, with_tools=args.with_tools,
                          server_url=args.server_url, max_turns=args.max_turns, concurrency=args.concurrency,
-                         timeout=args.timeout, quiet=args.quiet, args=_safe_args(args))
+                         timeout=args.timeout, quiet=args.quiet, args=_safe_args(args), source=source,
+                         force_resume=args.force_resume)
         summary = asyncio.run(_eval_and_close(cfg, provider, instances, total, judging, retry, judge_provider))
     except RunError as e:
         raise UsageError(str(e)) from None
+    except RunStopped as e:
+        if e.summary is not None:
+            _print_summary(e.summary, args.out, quiet=False)
+        _print_err(str(e))
+        return 1
     except _mcp_error() as e:
         _print_err(str(e))
         return 1
     _print_summary(summary, args.out, quiet=False)
-    return 1 if summary["n_errors"] else 0
+    return 1 if (summary["n_errors"] or summary.get("n_judge_errors")) else 0
 
 
 def _mcp_error():
@@ -301,8 +344,8 @@ def _print_summary(summary: dict, out_dir: Path, quiet: bool = False) -> None:
     acc = summary.get("accuracy")
     acc_s = f"{100 * acc:.2f}%" if acc is not None else "n/a"
     line = (f"{summary.get('model')} [{summary.get('mode')}]: accuracy {acc_s} "
-            f"({summary['n_correct']}/{summary['n_scored']} scored, {summary['n']} instances, "
-            f"{summary['n_errors']} errors)")
+            f"({summary['n_correct']}/{summary['n_scored']} scored, {summary.get('n_unscored', 0)} unscored, "
+            f"{summary['n']} instances, {summary['n_errors']} errors)")
     print(line)
     agreement = summary.get("agreement")
     if agreement:
@@ -313,12 +356,15 @@ def _print_summary(summary: dict, out_dir: Path, quiet: bool = False) -> None:
     if summary["n_errors"]:
         print(f"{summary['n_errors']} instances failed (recorded as errors, not as wrong answers); "
               f"re-run the same command to retry them", file=sys.stderr)
+    if summary.get("n_judge_errors"):
+        print(f"{summary['n_judge_errors']} answers are unscored because the judge request failed; re-run the same "
+              f"command to re-judge them (the model is not asked again)", file=sys.stderr)
     print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
 
 
 # --------------------------------------------------------------------------------------------- judge
 def cmd_judge(args) -> int:
-    from .runner import RunError, rejudge
+    from .runner import RunError, RunStopped, rejudge
 
     if not args.run_dir.is_dir():
         raise UsageError(f"{args.run_dir} is not a folder")
@@ -338,8 +384,11 @@ def cmd_judge(args) -> int:
         summary = asyncio.run(go())
     except RunError as e:
         raise UsageError(str(e)) from None
+    except RunStopped as e:
+        _print_err(str(e))
+        return 1
     _print_summary(summary, args.run_dir)
-    return 0
+    return 1 if summary.get("n_judge_errors") else 0
 
 
 # --------------------------------------------------------------------------------------------- tools
@@ -475,19 +524,30 @@ def _scalar(v: Any) -> str:
 # --------------------------------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
     from .judges import rules  # noqa: F401 - fail early with a clear message if the judges are missing
-    from .runner import EvalConfig, Judging, RetryPolicy, RunError, generate_instances, run_eval
+    from .runner import EvalConfig, Judging, RetryPolicy, RunError, RunStopped, generate_instances, run_eval
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    spec = {"date": args.date, "sample": args.sample, "seed": args.seed if args.sample else None}
+    demo_json = out / "demo.json"
+    if demo_json.exists():  # a demo folder resumes only the same demo: never mix two dates or samples
+        try:
+            prev = json.loads(demo_json.read_text(encoding="utf-8"))
+        except ValueError:
+            prev = None
+        if prev != spec:
+            raise UsageError(f"--out {out} holds the demo of {_demo_label(prev)}, not {_demo_label(spec)}; "
+                             f"use another --out (or the same --date/--sample/--seed to resume it)")
     try:
         instances = generate_instances([args.date], args.sample, args.seed)
     except RunError as e:
         raise UsageError(str(e)) from None
-    inst_path = out / f"instances-{args.date}.jsonl"
-    from .runner import atomic_write_text
+    out.mkdir(parents=True, exist_ok=True)
+    from .runner import atomic_write_json, atomic_write_text
 
+    atomic_write_json(demo_json, spec)
+    inst_path = out / f"instances-{args.date}.jsonl"
     atomic_write_text(inst_path, "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in instances))
     print(f"{len(instances)} instances for {args.date} -> {inst_path}")
     runs = [("baseline", False, out / "baseline-unaided"), ("reference", True, out / "reference-with_tools")]
@@ -497,12 +557,17 @@ def cmd_demo(args) -> int:
         cfg = EvalConfig(model=model, out_dir=run_dir, with_tools=tools, server_url=args.server_url,
                          concurrency=args.concurrency, quiet=args.quiet, timeout=60.0,
                          args={"command": "demo", "model": model, "with_tools": tools, "date": args.date,
-                               "sample": args.sample, "seed": args.seed, "instances": str(inst_path)})
+                               "sample": args.sample, "seed": args.seed, "instances": str(inst_path)},
+                         source={"kind": "dates", "dates": [args.date], "sample": args.sample,
+                                 "seed": args.seed if args.sample else None})
         try:
             summaries[model] = asyncio.run(run_eval(cfg, provider, instances, len(instances), Judging(),
                                                     RetryPolicy(max_retries=0)))
         except RunError as e:
             raise UsageError(str(e)) from None
+        except RunStopped as e:
+            _print_err(str(e))
+            return 1
         except _mcp_error() as e:
             _print_err(str(e))
             return 1
@@ -513,6 +578,17 @@ def cmd_demo(args) -> int:
     print(f"\nSPAN {args.date}: baseline (unaided, not an LLM) {fmt(b)}  ->  reference agent with the MCP tools "
           f"(not an LLM) {fmt(r)}")
     return 1 if (b["n_errors"] or r["n_errors"] or rc) else 0
+
+
+def _demo_label(spec: Any) -> str:
+    if not isinstance(spec, dict):
+        return "an unreadable demo.json"
+    text = str(spec.get("date"))
+    if spec.get("sample"):
+        text += f" (sample {spec['sample']}, seed {spec.get('seed')})"
+    else:
+        text += " (all instances)"
+    return text
 
 
 def _demo_report(out: Path, run_dirs: list[Path], extra: list[str]) -> int:

@@ -5,7 +5,11 @@ Run folder (``--out DIR``): ``results.jsonl`` (append-only, one line per instanc
 run, kept for the record) and ``server.log`` (the stdio MCP server's stderr).
 
 Resume: re-running with the same ``--out`` skips every instance already answered; a truncated last line
-(a killed writer) is dropped; error lines are moved to ``errors.jsonl`` and those instances run again.
+(a killed writer) is dropped; error lines are moved to ``errors.jsonl`` and those instances run again;
+answers whose LLM verdict is UNSCORED because the judge *request* failed are re-judged (the model is not
+asked again). run.json records the settings that define the run (``run_settings``); resuming with other
+settings is refused unless ``force_resume``. A 401/403/404 from the model or the judge, or
+``MAX_IDENTICAL_ERRORS`` identical non-retryable 4xx errors in a row, stop the run (:class:`RunStopped`).
 """
 
 from __future__ import annotations
@@ -39,6 +43,20 @@ class RunError(Exception):
     """A problem the user must fix (bad input file, mismatched run folder...): one line, exit code 2."""
 
 
+class RunStopped(Exception):
+    """The run was stopped early because every further request would fail the same way (bad key, unknown
+    model, a parameter the endpoint rejects, a judge that refuses us). What was written is kept; instances not
+    asked yet stay unasked, so re-running the same command resumes. Carries the summary written so far."""
+
+    def __init__(self, message: str, summary: dict | None = None):
+        super().__init__(message)
+        self.summary = summary
+
+
+FATAL_STATUS = {401, 403, 404}  # bad key, no access, unknown model/route: every request will fail
+MAX_IDENTICAL_ERRORS = 5  # stop after this many consecutive identical non-retryable 4xx errors
+
+
 # --------------------------------------------------------------------------------------------- prompts
 def load_prompt(name: str) -> str:
     return resources.files("prompts").joinpath(name).read_text(encoding="utf-8")
@@ -59,7 +77,8 @@ class RetryPolicy:
 
     Retries retryable :class:`ProviderError` s (429, 5xx, connection errors, timeouts) up to
     ``max_retries`` times with exponential backoff and full jitter, waiting at least the server's
-    Retry-After when it sent one (capped at ``max_delay``)."""
+    Retry-After when it sent one (capped at ``max_delay``, ``--max-retry-wait``: a longer Retry-After is
+    cut to it)."""
 
     max_retries: int = 6
     base_delay: float = 1.0
@@ -293,6 +312,7 @@ class Judging:
 
             self.llm = LLMJudge(ask, max_attempts=max_attempts)
         self.primary = "llm" if self.llm is not None else "rules"
+        self.fatal: str | None = None  # set when the judge endpoint refuses us for good (401/403/404)
 
     def describe(self) -> dict:
         d: dict[str, Any] = {"rules": "client.judges.rules"}
@@ -327,7 +347,10 @@ class Judging:
         try:
             lv = await self.llm.judge(line.get("question", ""), answer, str(line.get("answer", "")))
         except ProviderError as e:
-            return {"verdict": "UNSCORED", "raw": f"judge request failed: {e}", "attempts": 0}
+            if getattr(e, "status", None) in FATAL_STATUS and self.fatal is None:
+                self.fatal = f"the LLM judge {self.judge_model} refused the request: {e}"
+            # "error" marks a failed judge *request* (not an unreadable verdict): re-judged on resume
+            return {"verdict": "UNSCORED", "raw": f"judge request failed: {e}", "attempts": 0, "error": str(e)}
         return {"verdict": _v(lv, "verdict"), "raw": _v(lv, "raw"), "attempts": _v(lv, "attempts")}
 
 
@@ -340,6 +363,15 @@ def _first_cause(e: BaseException) -> BaseException:
 def _v(obj: Any, name: str) -> Any:
     value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
     return getattr(value, "value", value)  # enums -> their string
+
+
+def judge_request_failed(line: dict) -> bool:
+    """True when the line's LLM verdict is UNSCORED because the judge request failed (not because the judge's
+    reply was unreadable): such lines are re-judged on resume."""
+    v = (line.get("verdicts") or {}).get("llm")
+    if not isinstance(v, dict) or v.get("verdict") != "UNSCORED":
+        return False
+    return bool(v.get("error")) or str(v.get("raw") or "").startswith("judge request failed")
 
 
 def verdict_correct(verdict: str | None) -> bool | None:
@@ -361,18 +393,28 @@ def make_ask(provider: Provider, retry: RetryPolicy, timeout: float | None) -> C
 
 
 # --------------------------------------------------------------------------------------------- summary
-def summarize(out_dir: Path, model: str | None = None, mode: str | None = None) -> dict:
-    n = n_scored = n_correct = n_errors = 0
+def summarize(out_dir: Path, model: str | None = None, mode: str | None = None,
+              ids: set[str] | None = None) -> dict:
+    """Counts over results.jsonl; with ``ids``, only the lines of those instances (the current instance set)."""
+    n = n_scored = n_correct = n_errors = n_unscored = n_judge_errors = 0
     per_judge: dict[str, dict[str, int]] = {}
-    pairs: list[tuple[int, int]] = []
+    rules_v: list[str | None] = []
+    llm_v: list[str | None] = []
     stop_reasons: dict[str, int] = {}
     for line in read_lines(out_dir / RESULTS):
+        if ids is not None and line["id"] not in ids:
+            continue
         n += 1
         model = model or line.get("model")
         mode = mode or line.get("mode")
         stop_reasons[line.get("stop_reason")] = stop_reasons.get(line.get("stop_reason"), 0) + 1
         if line.get("stop_reason") == "error":
             n_errors += 1
+        elif line.get("correct") is None:
+            n_unscored += 1  # answered, but the primary verdict is UNSCORED
+            primary = line.get("primary_judge") or "rules"
+            if primary == "llm" and judge_request_failed(line):
+                n_judge_errors += 1
         if line.get("correct") is not None:
             n_scored += 1
             n_correct += bool(line["correct"])
@@ -381,34 +423,28 @@ def summarize(out_dir: Path, model: str | None = None, mode: str | None = None) 
             counts = per_judge.setdefault(judge, {})
             counts[v.get("verdict")] = counts.get(v.get("verdict"), 0) + 1
         r, l = verdicts.get("rules"), verdicts.get("llm")
-        if r and l and l.get("verdict") in ("CORRECT", "INCORRECT"):
-            pairs.append((int(r.get("verdict") == "CORRECT"), int(l.get("verdict") == "CORRECT")))
+        if r and l:
+            rules_v.append(r.get("verdict"))
+            llm_v.append(l.get("verdict"))
     for judge, keys in (("rules", ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")), ("llm", ("CORRECT", "INCORRECT", "UNSCORED"))):
         if judge in per_judge:
             for k in keys:
                 per_judge[judge].setdefault(k, 0)
     return {"model": model, "mode": mode, "n": n, "n_scored": n_scored, "n_correct": n_correct,
             "accuracy": (n_correct / n_scored) if n_scored else None, "n_errors": n_errors,
-            "stop_reasons": stop_reasons, "per_judge": per_judge, "agreement": _agreement(pairs)}
+            "n_unscored": n_unscored, "n_judge_errors": n_judge_errors,
+            "stop_reasons": stop_reasons, "per_judge": per_judge, "agreement": _agreement(rules_v, llm_v)}
 
 
-def _agreement(pairs: list[tuple[int, int]]) -> dict | None:
-    if not pairs:
+def _agreement(rules_verdicts: list, llm_verdicts: list) -> dict | None:
+    """The judges' own agreement (client.judges.agreement.judge_agreement: UNSCORED pairs left out, a
+    degenerate kappa is null), or None when no pair is left."""
+    if not rules_verdicts:
         return None
-    a = [p[0] for p in pairs]
-    b = [p[1] for p in pairs]
-    raw = sum(x == y for x, y in pairs) / len(pairs)
-    try:
-        from .judges.agreement import cohen_kappa
+    from .judges.agreement import judge_agreement
 
-        kappa = cohen_kappa(a, b)
-    except ImportError:  # pragma: no cover - judges helper missing
-        kappa = None
-    if kappa is not None:
-        kappa = float(kappa)
-        if kappa != kappa:  # NaN (no variation) is not valid JSON
-            kappa = None
-    return {"n": len(pairs), "raw_agreement": raw, "cohen_kappa": kappa}
+    out = judge_agreement(rules_verdicts, llm_verdicts)
+    return out if out.get("n") else None
 
 
 # --------------------------------------------------------------------------------------------- progress
@@ -467,6 +503,9 @@ class EvalConfig:
     quiet: bool = False
     args: dict = field(default_factory=dict)
     mcp_target: Any = None  # in-process MCP server object (tests/benchmarks only)
+    # what the instances are: {"file", "sha256", "sample", "seed"} or {"dates", "sample", "seed"} (run.json)
+    source: dict | None = None
+    force_resume: bool = False  # resume a run folder even if it was started with other settings
 
 
 def _versions() -> dict:
@@ -483,6 +522,14 @@ def _versions() -> dict:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
 
 
 class RunLock:
@@ -510,10 +557,63 @@ class RunLock:
             self._f.close()
 
 
-def check_run_folder(out_dir: Path, model: str, mode: str) -> dict | None:
+def run_settings(cfg: EvalConfig, provider: Provider, judging: "Judging") -> dict:
+    """The settings that define a run (recorded in run.json; a resume must match them)."""
+    pc = provider.config()
+    prompt_names = [PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED]
+    if judging.llm is not None:
+        from .judges.llm import PROMPT_FILE
+
+        prompt_names.append(PROMPT_FILE)
+    hashes = prompt_hashes()
+    server = None
+    if cfg.with_tools:
+        server = cfg.server_url or ("in-process" if cfg.mcp_target is not None else "stdio")
+    return {"model": provider.label, "mode": "with_tools" if cfg.with_tools else "unaided",
+            "instances": cfg.source, "temperature": pc.get("temperature"), "max_tokens": pc.get("max_tokens"),
+            "base_url": pc.get("base_url"), "max_turns": cfg.max_turns if cfg.with_tools else None,
+            "tools_server": server, "judge_model": judging.describe().get("llm"),
+            "prompt_hashes": {name: hashes.get(name) for name in prompt_names}}
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(d, dict):
+        return {prefix: d}
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, str) and v.startswith("sha256:"):
+        return v[:19]  # enough of a content hash to tell two apart
+    text = json.dumps(v, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def settings_differences(prev: dict, now: dict) -> list[str]:
+    """Human-readable "key: before -> now" for every setting that differs."""
+    a, b = _flat(prev), _flat(now)
+    diffs = []
+    for key in sorted(set(a) | set(b), key=lambda k: (k.split(".")[0] not in ("instances",), k)):
+        if a.get(key) != b.get(key):
+            diffs.append(f"{key} {_short(a.get(key))} -> {_short(b.get(key))}")
+    return diffs
+
+
+def check_run_folder(out_dir: Path, model: str, mode: str, settings: dict | None = None,
+                     force: bool = False) -> tuple[dict | None, list[str]]:
+    """(the previous run.json or None, the setting differences accepted with --force-resume).
+
+    Another model or mode is always refused; other differing settings are refused unless ``force``."""
     run_path = out_dir / RUN
     if not run_path.exists():
-        return None
+        return None, []
     try:
         prev = json.loads(run_path.read_text(encoding="utf-8"))
     except ValueError:
@@ -521,7 +621,13 @@ def check_run_folder(out_dir: Path, model: str, mode: str) -> dict | None:
     if prev.get("model") != model or prev.get("mode") != mode:
         raise RunError(f"{out_dir} holds a run of {prev.get('model')} ({prev.get('mode')}), not {model} ({mode}); "
                        f"use another --out")
-    return prev
+    if settings is None or not isinstance(prev.get("settings"), dict):
+        return prev, []  # a run folder from before settings were recorded: model and mode only
+    diffs = settings_differences(prev["settings"], settings)
+    if diffs and not force:
+        raise RunError(f"{out_dir} holds a run with other settings ({'; '.join(diffs)}); re-run with the same "
+                       f"arguments, use another --out, or add --force-resume to continue it anyway")
+    return prev, diffs
 
 
 async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict], total: int,
@@ -531,25 +637,92 @@ async def run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict
         return await _run_eval(cfg, provider, instances, total, judging, retry)
 
 
+async def rejudge_failed_requests(out_dir: Path, judging: "Judging", concurrency: int = 8) -> int:
+    """Re-judge (without asking the model) the lines whose LLM verdict is UNSCORED because the judge request
+    failed; rewrite results.jsonl atomically. Returns how many were re-judged."""
+    path = out_dir / RESULTS
+    if judging.llm is None or not path.exists():
+        return 0
+    lines = list(read_lines(path))
+    todo = [i for i, l in enumerate(lines) if l.get("stop_reason") != "error" and judge_request_failed(l)]
+    if not todo:
+        return 0
+    sem = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(i: int) -> None:
+        async with sem:
+            if judging.fatal:
+                return
+            line = dict(lines[i])
+            await judging.judge(line)
+            lines[i] = line
+
+    await asyncio.gather(*(one(i) for i in todo))
+    atomic_write_text(path, "".join(json.dumps(l, ensure_ascii=False, default=str) + "\n" for l in lines))
+    return len(todo)
+
+
 async def _run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dict], total: int,
                     judging: "Judging", retry: RetryPolicy) -> dict:
     from .agent import solve
 
     mode = "with_tools" if cfg.with_tools else "unaided"
     out_dir = cfg.out_dir
-    prev = check_run_folder(out_dir, provider.label, mode)
+    settings = run_settings(cfg, provider, judging)
+    prev, forced = check_run_folder(out_dir, provider.label, mode, settings, cfg.force_resume)
     done = prepare_results(out_dir)
+    if prev is not None:
+        n_rejudged = await rejudge_failed_requests(out_dir, judging, cfg.concurrency)
+        if judging.fatal:
+            raise RunStopped(f"stopped: {judging.fatal}; nothing else was asked; fix it and re-run the same command")
+    else:
+        n_rejudged = 0
     system = load_prompt(PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED)
     run_info: dict[str, Any] = {
         "model": provider.label, "mode": mode, "judges": judging.describe(), "primary_judge": judging.primary,
-        "provider": provider.config(), "args": cfg.args, "versions": _versions(), "prompt_hashes": prompt_hashes(),
+        "provider": provider.config(), "args": cfg.args, "settings": settings, "versions": _versions(),
+        "prompt_hashes": prompt_hashes(),
         "system_prompt": PROMPT_TOOLS if cfg.with_tools else PROMPT_UNAIDED,
         "started_at": (prev or {}).get("started_at") or _now(), "ended_at": None,
         "resumed_at": [*((prev or {}).get("resumed_at") or []), *([_now()] if prev else [])],
-        "n_instances": total, "n_already_done": len(done),
+        "n_instances": total, "n_already_done": len(done), "n_rejudged": n_rejudged,
     }
-    todo: Iterator[dict] = (inst for inst in instances if inst["id"] not in done)
+    forced_before = (prev or {}).get("forced_resumes") or []
+    if forced or forced_before:
+        run_info["forced_resumes"] = [*forced_before, *([{"at": _now(), "differences": forced}] if forced else [])]
+    ids: set[str] = set()  # the current instance set (summary counts only these)
+
+    def tracked() -> Iterator[dict]:
+        for inst in instances:
+            ids.add(inst["id"])
+            yield inst
+
+    source = tracked()
+    todo: Iterator[dict] = (inst for inst in source if inst["id"] not in done)
     seen: set[str] = set(done)
+    stop: list[str] = []  # why the run stops early (first reason wins)
+    last_error: dict[str, Any] = {"key": None, "count": 0}
+
+    def check_stop(line: dict, status: int | None, retryable: bool | None) -> None:
+        if stop:
+            return
+        if judging.fatal:
+            stop.append(judging.fatal)
+            return
+        if line.get("stop_reason") != "error":
+            last_error.update(key=None, count=0)
+            return
+        if status in FATAL_STATUS:
+            stop.append(f"{provider.label}: {line.get('error')}")
+            return
+        if status is not None and 400 <= status < 500 and not retryable:
+            key = (status, line.get("error"))
+            last_error["count"] = last_error["count"] + 1 if last_error["key"] == key else 1
+            last_error["key"] = key
+            if last_error["count"] >= MAX_IDENTICAL_ERRORS:
+                stop.append(f"{provider.label}: {MAX_IDENTICAL_ERRORS} consecutive identical errors: {line.get('error')}")
+        else:
+            last_error.update(key=None, count=0)
 
     async def body(mcp) -> None:
         if mcp is not None:
@@ -563,16 +736,19 @@ async def _run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dic
                 async def worker() -> None:
                     nonlocal new
                     for inst in todo:
+                        if stop:
+                            break  # not asked: stays unasked, a resume asks it
                         if inst["id"] in seen:
                             continue  # duplicate id in the input
                         seen.add(inst["id"])
-                        line = await _one(inst)
+                        line, status, retryable = await _one(inst)
                         results_f.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
                         results_f.flush()
                         new += 1
                         progress.update(line, new)
+                        check_stop(line, status, retryable)
 
-                async def _one(inst: dict) -> dict:
+                async def _one(inst: dict) -> tuple[dict, int | None, bool | None]:
                     outcome = await solve(provider, inst["question"], system=system, tools=mcp,
                                           max_turns=cfg.max_turns, request=retry.call, timeout=cfg.timeout)
                     line = dict(inst)
@@ -582,7 +758,7 @@ async def _run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dic
                                  "provider_stop_reason": outcome.provider_stop_reason,
                                  "usage": outcome.usage(), "latency_s": outcome.latency_s,
                                  "retries": outcome.retries, "error": outcome.error})
-                    return await judging.judge(line)
+                    return await judging.judge(line), outcome.error_status, outcome.error_retryable
 
                 try:
                     async with asyncio.TaskGroup() as tg:  # one failure cancels the other workers
@@ -601,10 +777,18 @@ async def _run_eval(cfg: EvalConfig, provider: Provider, instances: Iterable[dic
                 await body(mcp)
     else:
         await body(None)
-    summary = summarize(out_dir, provider.label, mode)
+    for _ in source:  # a stopped run: still learn the whole instance set (ids only)
+        pass
+    summary = summarize(out_dir, provider.label, mode, ids)
     run_info["ended_at"] = _now()
+    if stop:
+        run_info["stopped"] = stop[0]
     atomic_write_json(out_dir / RUN, run_info)
     atomic_write_json(out_dir / SUMMARY, summary)
+    if stop:
+        n_left = len(ids - seen)
+        raise RunStopped(f"stopped: {stop[0]} ({n_left} instance{'s' if n_left != 1 else ''} not asked; fix it "
+                         f"and re-run the same command to resume)", summary)
     return summary
 
 
@@ -630,6 +814,8 @@ async def _rejudge(out_dir: Path, judging: Judging, concurrency: int) -> dict:
 
     async def one(line: dict) -> dict:
         async with sem:
+            if judging.fatal:
+                return line
             old = line.get("verdicts") or {}
             await judging.judge(line)
             if keep_llm and "llm" in old and line.get("stop_reason") != "error":
@@ -641,6 +827,8 @@ async def _rejudge(out_dir: Path, judging: Judging, concurrency: int) -> dict:
             return line
 
     judged = await asyncio.gather(*(one(dict(l)) for l in lines))
+    if judging.fatal:  # nothing rewritten: the earlier verdicts stay as they were
+        raise RunStopped(f"stopped: {judging.fatal}; {RESULTS} was left unchanged")
     atomic_write_text(path, "".join(json.dumps(l, ensure_ascii=False, default=str) + "\n" for l in judged))
     judges = judging.describe()
     primary = judging.primary

@@ -78,7 +78,7 @@ def test_unaided_run_writes_contract_lines_and_summary(tmp_path, toy, capsys):
     assert run["prompt_hashes"]["system_unaided.md"].startswith("sha256:")
     assert "accuracy 77.78%" in capsys.readouterr().out
     # the second run of the same command asks nothing: everything is done
-    with FakeOpenAI(oracle_for(items)) as fake2:
+    with FakeOpenAI(oracle_for(items), port=fake.port) as fake2:  # same endpoint: same --base-url
         assert main(eval_args(fake2, tmp_path / "run", f, "openai/gpt-test")) == 0
     assert fake2.requests == []
     assert len(read_results(tmp_path / "run" / "results.jsonl")) == 9
@@ -134,7 +134,7 @@ def test_500s_exhaust_retries_recorded_as_error_then_retried_on_resume(tmp_path,
     assert summary["n"] == 9 and summary["n_errors"] == 1 and summary["n_scored"] == 8
     assert summary["accuracy"] == 1.0  # an error is not a wrong answer
 
-    with FakeAnthropic(good) as fake2:
+    with FakeAnthropic(good, port=fake.port) as fake2:  # same endpoint: same --base-url
         rc = main(eval_args(fake2, out, f, "anthropic/claude-test"))
     assert rc == 0
     assert [first_user_text(r["body"]) for r in fake2.requests] == [bad["question"]]  # only the failed one
@@ -196,7 +196,8 @@ def test_truncated_last_line_is_ignored_on_resume(tmp_path, toy):
         partial = json.dumps(dict(items[4], stop_reason="answered", correct=True))[:57]
         with open(out / "results.jsonl", "ab") as fh:
             fh.write(partial.encode())  # a writer killed mid-line
-        assert main(eval_args(fake, out, f, "openai/gpt-test")) == 0
+        # a bigger instance file than the first run's: resuming it is a deliberate --force-resume
+        assert main(eval_args(fake, out, f, "openai/gpt-test", "--force-resume")) == 0
     after = (out / "results.jsonl").read_bytes()
     assert after.startswith(before)  # nothing written before is lost
     lines = read_results(out / "results.jsonl")

@@ -58,6 +58,13 @@ INSTANCES = {
     "paper_i": content(G(2060, 7, 1), CalendarDate.create("islamic", 1483, 1, 22)),
     # Lunar source whose numbers also read as a Gregorian date: lunar 2020-7-1 = 2020-8-19; +5 days.
     "lun_src": content(CalendarDate.create("chinese_lunar", 2020, 7, 1), G(2020, 8, 24)),
+    # "1 day ago" from Gregorian 2025-7-1 (the reviewer's instances): 2025-6-30 in each calendar;
+    # today is 5 Tammuz 5785 / 5 Muharram 1447 / 10 Tir 1404 / lunar 2025-6-7.
+    "heb1": content(REF_2025, G(2025, 6, 30).to("hebrew")),
+    "isl1": content(REF_2025, G(2025, 6, 30).to("islamic")),
+    "per1": content(REF_2025, G(2025, 6, 30).to("persian")),
+    "lun1": content(REF_2025, G(2025, 6, 30).to("chinese_lunar")),
+    "greg1": content(CalendarDate.create("hebrew", 5785, 4, 5), G(2025, 6, 30)),
     "yes": polar(True),
     "no": polar(False),
 }
@@ -72,6 +79,9 @@ def test_instances_are_what_the_rows_assume():
     assert shown["adar2"] == "14 Adar II 5784" and shown["adar1"] == "14 Adar I 5784"
     assert shown["adar"] == "14 Adar 5785"
     assert REF_2025.to("hebrew").display() == "5 Tammuz 5785"
+    assert (shown["heb1"], shown["isl1"], shown["per1"], shown["lun1"]) == \
+        ("4 Tammuz 5785", "4 Muharram 1447", "9 Tir 1404", "2025-6-6")
+    assert REF_2025.to("islamic").display() == "5 Muharram 1447"
 
 
 ROWS = [
@@ -214,6 +224,40 @@ ROWS = [
     ("lun_src", "Lunar 2020-7-1 is Gregorian 2020-8-19; five days later is 2020-8-24.", C),
     ("lun_src", "2020-8-24, five days after 2020-8-19", C),
     ("lun_src", "2020-7-1", I),
+    # --- An equivalent in another calendar in brackets after the answer ---------------------------------
+    # The bracket labels the date inside it, not the answer before it.
+    ("heb1", "Final answer: 4 Tammuz 5785 (Gregorian: 30 June 2025)", C),
+    ("heb1", "Final answer: 4 Tammuz 5785 (Gregorian 2025-06-30)", C),
+    ("heb1", "Final answer: 4 Tammuz 5785 (corresponding to Gregorian June 30, 2025)", C),
+    ("heb1", "Final answer: 4 Tammuz 5785 (in the Hebrew calendar)", C),
+    ("heb1", "Final answer: 4 Tammuz 5785 (Hebrew date)", C),
+    ("per1", "Final answer: 9 Tir 1404 (June 30, 2025 in the Gregorian calendar)", C),
+    ("isl1", "Final answer: 4 Muharram 1447 (Gregorian: 30 June 2025)", C),
+    ("lun1", "Final answer: 2025-6-6 (Gregorian: 2025-6-30)", C),
+    ("lun1", "The lunar date was the 6th day of the 6th month, 2025 (Gregorian 2025-6-30).", C),
+    ("greg1", "Final answer: 2025-06-30 (Hebrew: 4 Tammuz 5785)", C),
+    ("heb1", "Final answer: 3 Tammuz 5785 (Gregorian: 30 June 2025)", I),    # wrong date, right gloss
+    ("heb1", "Final answer: 5 Tammuz 5785 (Gregorian: 30 June 2025)", I),    # today's date
+    ("isl1", "Final answer: 5 Muharram 1447 (Gregorian: 30 June 2025)", I),
+    ("lun1", "Final answer: 2025-6-7 (Gregorian: 2025-6-30)", I),
+    ("lun1", "Final answer: 2025-6-30 (Gregorian)", I),                      # labelled: wrong calendar
+    ("greg1", "Final answer: 2025-07-01 (Hebrew: 4 Tammuz 5785)", I),
+    ("heb1", "Final answer: 2025-06-30 (Gregorian)", I),                      # no Hebrew date at all
+    # --- Hedging between the answer and the restated reference date --------------------------------------
+    ("heb1", "Final answer: 4 Tammuz 5785 or 5 Tammuz 5785", NA),
+    ("isl1", "Final answer: 4 Muharram 1447 AH (tabular) or 5 Muharram 1447 (Umm al-Qura).", NA),
+    ("heb1", "Today is 5 Tammuz 5785; yesterday was 4 Tammuz 5785.", C),      # not a hedge
+    # --- A trailing question in the answer's sentence ------------------------------------------------------
+    ("heb1", "Final answer: 4 Tammuz 5785 (perhaps you meant the civil year?)", C),
+    ("heb1", "Final answer: 4 Tammuz 5785, or did you mean the Gregorian date?", C),
+    ("heb1", "Final answer: 4 Tammuz 5785?", C),                              # tentative, still the answer
+    ("heb1", "What was the Hebrew date on 5 Tammuz 5785 minus one day? 4 Tammuz 5785.", C),
+    # --- Year-first with a month name; French transliteration -------------------------------------------
+    ("heb1", "5785 Tammuz 4", C),
+    ("heb1", "Final answer: 5785-Tammuz-04", C),
+    ("heb1", "4 Tammouz 5785", C),
+    ("heb1", "5785 Tammuz 5", I),
+    ("greg1", "2025 June 30", C),
     # --- Polar, gold Yes --------------------------------------------------------------------------------------
     ("yes", "Yes.", C),
     ("yes", "yes, it is", C),
@@ -232,6 +276,13 @@ ROWS = [
     ("yes", "No. Actually, wait: yes, they are the same date.", C),
     ("yes", "Final answer: the two dates match", C),
     ("yes", "Both refer to the same day, so they coincide.", C),
+    ("yes", "Yes, it matches — did you want the Gregorian date too?", C),   # trailing question
+    ("yes", "Final answer: No discrepancy — the dates are equivalent.", C),  # "No" as a determiner
+    ("yes", "Final answer: No doubt, yes.", C),
+    ("yes", "Final answer: No match.", I),
+    ("yes", "Is it the same date? No, it is not.", I),
+    ("yes", "Are they the same date? Hard to say.", NA),                 # question restated, no answer
+    ("yes", "Given that today is 1960-7-1, is the date 5 days ago 1 Muharram 1380? Yes, it is.", C),
     ("yes", "No, it was not.", I),
     ("yes", "There is no match between the dates.", I),
     ("yes", "The answer is no", I),

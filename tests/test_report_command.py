@@ -284,3 +284,70 @@ def test_wired_into_span_client_cli(tmp_path):
     rc = cli.main(["report", str(base), str(ref), "--out", str(tmp_path / "o"), "--no-figures",
                    "--quiet", "--no-tiktoken"])
     assert rc == 0 and (tmp_path / "o" / "report.md").exists()
+
+
+# ----------------------------------------------------------------- McNemar, kappa, validity input
+def test_paired_comparison_reports_exact_mcnemar_and_flags_few_discordant_pairs(tmp_path):
+    ins = sy.instances(40)
+    rows = sy.results(ins, "m", "unaided", 0.5, seed=9)
+    tools = [{**r, "mode": "with_tools"} for r in rows]
+    wrong = [i for i, r in enumerate(rows) if r["correct"] is False][:3]
+    for i in wrong:                      # tools fix exactly 3 answers and break none
+        tools[i] = {**tools[i], "correct": True}
+    a, b = sy.write_run(tmp_path / "a", rows), sy.write_run(tmp_path / "b", tools)
+    out = tmp_path / "o"
+    assert _run(a, b, "--out", out, "--no-figures", "--quiet") == 0
+    (p,) = json.loads((out / "summary.json").read_text())["paired"]
+    assert p["n_discordant"] == 3 and p["few_discordant"] is True
+    assert p["mcnemar_p"] == pytest.approx(0.25)          # exact, whatever the bootstrap says
+    assert "McNemar" in p["note"]                          # all discordant pairs one way
+    (row,) = _csv(out / "paired_tools_vs_unaided.csv")
+    assert float(row["mcnemar_p"]) == pytest.approx(0.25) and row["n_discordant"] == "3"
+    md = (out / "report.md").read_text()
+    assert "McNemar exact p-value" in md and "few discordant pairs: p-values unreliable" in md
+
+
+def test_many_discordant_pairs_are_not_flagged(tmp_path):
+    _, base, ref = _demo_runs(tmp_path, n=200)
+    out = tmp_path / "o"
+    assert _run(base, ref, "--out", out, "--no-figures", "--quiet", "--resamples", "500") == 0
+    (p,) = json.loads((out / "summary.json").read_text())["paired"]
+    assert p["n_discordant"] >= 20 and p["few_discordant"] is False and p["mcnemar_p"] < 0.001
+    assert p["n_discordant"] == p["n_tools_right_unaided_wrong"] + p["n_unaided_right_tools_wrong"]
+    assert "few discordant pairs" not in (out / "report.md").read_text()
+
+
+def test_one_label_only_kappa_is_null_and_undefined_in_the_report(tmp_path):
+    ins = sy.instances(30)
+    rows = sy.results(ins, "m", "unaided", 1.0, seed=1, llm_judge=True)
+    for r in rows:
+        r["correct"] = True
+        r["verdicts"] = {"rules": {"verdict": "CORRECT", "extracted": None, "reason": ""},
+                         "llm": {"verdict": "CORRECT", "raw": "{}", "attempts": 1}}
+    run = sy.write_run(tmp_path / "r", rows)
+    out = tmp_path / "o"
+    assert _run(run, "--out", out, "--no-figures", "--quiet") == 0
+    text = (out / "summary.json").read_text()
+    assert "NaN" not in text
+    (ag,) = json.loads(text)["agreement"]
+    assert ag["raw_agreement"] == 1.0 and ag["cohen_kappa"] is None
+    assert "undefined (one label only)" in (out / "report.md").read_text()
+    (row,) = _csv(out / "judge_agreement.csv")
+    assert row["cohen_kappa"] == ""
+
+
+def test_validity_reads_the_answer_with_the_instance():
+    pytest.importorskip("hijridate")
+    from client.report import validity
+    from client.report.loading import Series
+    from span import CalendarDate
+    # Gold 2025-6-29 = 3 Muharram 1447 (tabular) = 4 Muharram 1447 (Umm al-Qura); the question's
+    # reference date 2025-7-1 is 5 Muharram 1447, restated last in the reply. Without the instance
+    # the restated date would be read as the answer.
+    rec = {"id": "x", "target_calendar": "islamic", "question_format": "content",
+           "source_calendar": "gregorian", "correct": False,
+           "variables": {"reference_date": CalendarDate.create("gregorian", 2025, 7, 1).as_dict()},
+           "gold": CalendarDate.create("gregorian", 2025, 6, 29).to("islamic").as_dict(),
+           "final_answer": "It was 4 Muharram 1447 (Umm al-Qura). Today is 5 Muharram 1447."}
+    v = validity.umm_al_qura_check([Series("m", "unaided", [rec], [])])
+    assert v["available"] and v["total"]["n_matches_umm_al_qura"] == 1 and v["total"]["n_other"] == 0

@@ -1,5 +1,6 @@
 """Statistics of `span-client report` on constructed data with known answers."""
 
+import json
 import math
 
 import numpy as np
@@ -172,15 +173,71 @@ def test_wilson_interval_known_value():
 
 # ----------------------------------------------------------------------------------- agreement
 def test_local_kappa_known_values():
-    assert stats._local_cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0]) == pytest.approx(0.5)
-    assert stats._local_cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == pytest.approx(1.0)
-    assert stats._local_cohen_kappa([1, 1, 1], [1, 1, 1]) == pytest.approx(1.0)
+    # The report's kappa is client.judges.agreement's (the local fallback is gone): same values,
+    # except the degenerate one-label case, which is undefined (NaN), not 1.0.
+    assert stats.cohen_kappa([1, 1, 0, 0], [1, 0, 0, 0])[0] == pytest.approx(0.5)
+    assert stats.cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0])[0] == pytest.approx(1.0)
+    assert math.isnan(stats.cohen_kappa([1, 1, 1], [1, 1, 1])[0])
 
 
 def test_kappa_agrees_with_judges_package_when_present():
+    from client.judges.agreement import cohen_kappa as judges_kappa
     k, source = stats.cohen_kappa([True, True, False, False, True], [True, False, False, False, True])
-    assert k == pytest.approx(stats._local_cohen_kappa([1, 1, 0, 0, 1], [1, 0, 0, 0, 1]))
-    assert source in ("local", "client.judges.agreement")
+    assert k == pytest.approx(judges_kappa([1, 1, 0, 0, 1], [1, 0, 0, 0, 1]))
+    assert source == "client.judges.agreement"
+
+
+def test_judge_agreement_one_label_only_is_null_and_reported_as_undefined():
+    recs = [{"verdicts": {"rules": {"verdict": "CORRECT"}, "llm": {"verdict": "CORRECT"}}}] * 5
+    a = stats.judge_agreement(recs)
+    assert a["n"] == 5 and a["raw_agreement"] == 1.0 and a["cohen_kappa"] is None
+    assert json.loads(json.dumps(a))["cohen_kappa"] is None
+    assert stats.format_kappa(None) == stats.format_kappa(float("nan")) == "undefined (one label only)"
+    assert stats.format_kappa(0.5) == "0.500"
+    # only LLM-unscored pairs: counted, nothing to agree on
+    a = stats.judge_agreement([{"verdicts": {"rules": {"verdict": "CORRECT"}, "llm": {"verdict": "UNSCORED"}}}])
+    assert a["n"] == 0 and a["n_llm_unscored"] == 1 and a["cohen_kappa"] is None
+
+
+def test_judge_agreement_matches_the_judges_package():
+    from client.judges.agreement import judge_agreement as judges_agreement
+    rng = np.random.default_rng(3)
+    labels = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]
+    rv = [labels[i] for i in rng.integers(0, 3, 300)]
+    lv = [["CORRECT", "INCORRECT", "UNSCORED"][i] for i in rng.integers(0, 3, 300)]
+    a = stats.judge_agreement([{"verdicts": {"rules": {"verdict": x}, "llm": {"verdict": y}}}
+                               for x, y in zip(rv, lv)])
+    ref = judges_agreement(rv, lv)
+    assert (a["n"], a["raw_agreement"], a["cohen_kappa"]) == (ref["n"], ref["raw_agreement"],
+                                                              ref["cohen_kappa"])
+
+
+# ------------------------------------------------------------------------------------ McNemar
+def test_mcnemar_exact_known_values():
+    assert stats.mcnemar_exact(3, 0) == stats.mcnemar_exact(0, 3) == pytest.approx(0.25)
+    assert stats.mcnemar_exact(0, 0) == 1.0 and stats.mcnemar_exact(1, 0) == 1.0
+    assert stats.mcnemar_exact(5, 7) == pytest.approx(0.7744140625)
+    assert stats.mcnemar_exact(0, 20) == pytest.approx(2 / 2 ** 20)
+    with pytest.raises(ValueError):
+        stats.mcnemar_exact(-1, 2)
+
+
+def test_mcnemar_has_no_bootstrap_floor():
+    # The reviewer's case: the bootstrap p-value floors at 1/(1+resamples), McNemar says 0.25.
+    r = stats.bootstrap_paired([1, 1, 1], [0, 0, 0], label="floor")
+    assert r.p_value == pytest.approx(1 / (1 + stats.N_RESAMPLES)) and "McNemar" in r.note
+    m = stats.mcnemar_paired([1, 1, 1], [0, 0, 0])
+    assert m == {"n_discordant": 3, "mcnemar_p": pytest.approx(0.25), "few_discordant": True}
+    m = stats.mcnemar_paired(np.ones(100), np.r_[np.zeros(30), np.ones(70)])
+    assert m["n_discordant"] == 30 and not m["few_discordant"] and m["mcnemar_p"] < 1e-8
+    assert stats.mcnemar_paired([], [])["mcnemar_p"] is None
+
+
+def test_mcnemar_matches_scipy_binomtest():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for a, b in [(0, 3), (2, 9), (5, 7), (10, 30), (13, 13), (100, 130), (0, 1), (250, 310)]:
+        want = scipy_stats.binomtest(a, a + b, 0.5).pvalue
+        assert stats.mcnemar_exact(a, b) == pytest.approx(want, rel=1e-9, abs=1e-300)
 
 
 def test_judge_agreement():

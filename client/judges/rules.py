@@ -11,8 +11,13 @@ Polar questions (gold is a bool)
   * The answer is read from (1) the text after the last explicit answer marker ("Final answer:",
     "the answer is", "answer =", "\\boxed{"), else (2) every yes/no signal in the reply: standalone
     yes/no/true/false/correct/incorrect words at a clause start, and predicates such as "they are
-    (not) equivalent", "is the same", "does not match", "different". Question sentences (ending in
-    "?") are ignored, so a restated question never votes; "whether ..." clauses do not assert.
+    (not) equivalent", "is the same", "does not match", "different". Questions are ignored, so a
+    restated question never votes: a sentence opening with a question word ("Is it ...?", "What
+    ...?") whole, else only the clause holding the "?" (from the last dash, comma, "(" or ";"), so
+    "Yes, it matches - did you want the Gregorian date too?" keeps its "Yes"; text right after an
+    answer marker is never ignored. "whether ..." clauses do not assert. Right after an answer
+    marker, "no" / "true" / "correct" opening a noun phrase ("Final answer: No discrepancy - ...",
+    "No doubt, yes") is not the answer; the words after it are read instead.
   * All signals agree -> that answer. Signals disagree -> NOT_ATTEMPTED (contradictory), unless a
     self-correction cue ("actually", "wait", "correction", "on second thought") precedes the last
     change of mind, in which case the last stated answer counts.
@@ -22,9 +27,9 @@ Content questions (gold is a date in the target calendar)
   * Dates are found in the target calendar only, in every form the renderer or a model writes:
     Y-M-D with - / . separators (also zero-padded, compact YYYYMMDD, "2025年7月1日"), D/M/Y and
     M/D/Y, the paper's "6 30, 2060" (month day, year), "D Month Y", "D Month, Y", "Month D, Y",
-    "1st of Tammuz 5725", "the first of Tammuz, 5725", "the 15th day of the leap 2nd month of 2023",
-    "month 2, day 15, 2023", with every month spelling in get_calendar(c).month_names and
-    .month_name_variants (case, apostrophes, hyphens and diacritics ignored; a parenthesised
+    "5785 Tammuz 1", "1st of Tammuz 5725", "the first of Tammuz, 5725", "the 15th day of the leap
+    2nd month of 2023", "month 2, day 15, 2023", with every month spelling in get_calendar(c).month_names and
+    .month_name_variants plus a few the judge adds (French "Tammouz") (case, apostrophes, hyphens and diacritics ignored; a parenthesised
     alternative such as "Adar (Adar I)" is allowed). Numeric dates count only if their year is in the
     target calendar's supported range (so "2025-7-1" is never read as a Hebrew date).
   * Month numbers are the core's: Hebrew Nisan = 1 ... Tishri = 7, Adar / Adar I = 12, Adar II /
@@ -40,12 +45,16 @@ Content questions (gold is a date in the target calendar)
     any"). The paper's "6 30, 2060" form is month-first. 8-digit DDMMYYYY / MMDDYYYY answers are read
     only when the question used that form; otherwise 8 digits are YYYYMMDD.
   * Which date is the answer: the text after the last answer marker, its first date; without a
-    marker, the last date in the reply. Ignored on the way: question sentences; dates labelled with
-    another calendar ("(Gregorian)", "Gregorian date 2025-7-1", "1446 AH" for a Persian target);
-    dates negated ("not 5 Tammuz"); dates used as the base of a computation ("3 days after X");
+    marker, the last date in the reply. Ignored on the way: questions (as for polar questions);
+    dates labelled with another calendar ("(Gregorian)", "Gregorian date 2025-7-1", "1446 AH" for a
+    Persian target). A bracket after a date labels that date only when it holds nothing but a
+    calendar name ("(Gregorian)", "(in the Hebrew calendar)", "(Hebrew date)"); a bracket holding
+    a date labels the date inside it, so in "4 Tammuz 5785 (Gregorian: 30 June 2025)" the answer
+    is 4 Tammuz 5785. Also ignored: dates negated ("not 5 Tammuz"); dates used as the base of a computation ("3 days after X");
     and echoes of the question's reference date (its own numbers, or the reference date converted
     into the target calendar) — those only when another date remains.
-  * Two different dates joined by "or" in the chosen sentence -> NOT_ATTEMPTED (hedge).
+  * Two different dates joined by "or" in the chosen sentence -> NOT_ATTEMPTED (hedge), also when
+    one of them is the restated reference date ("4 Tammuz 5785 or 5 Tammuz 5785").
   * A month and day with no year -> INCORRECT (a partial answer, DateAugBench rule 4).
   * A date that does not exist (30 in a 29-day month, Adar II in a common year) -> INCORRECT.
   * No target-calendar date but a date in another calendar (even just the reference date copied,
@@ -103,11 +112,39 @@ def _normalize(text: str) -> str:
     return t
 
 
+_INTERROGATIVE = re.compile(
+    r"\s*[\"'(\[]*(?:is|are|was|were|do|does|did|what|which|when|where|who|whom|whose|why|how|"
+    r"can|could|would|will|should|shall|has|have|had|may|might|must|isn't|aren't|wasn't|weren't|"
+    r"doesn't|don't|didn't)\b", re.I)
+_CLAUSE_BREAK = re.compile(r"[,(;\[]|(?<=\s)-+|-+(?=\s)|-{2,}")
+
+
 def _question_mask(text: str) -> str:
-    """Blank out (same length) sentences that end in "?": a restated question never answers."""
-    def blank(m: re.Match) -> str:
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r"[^.!?\n]*(?:\.\d[^.!?\n]*)*\?", blank, text)
+    """Blank out (same length) questions: a restated question never answers.
+
+    A sentence that opens with a question word ("What is ...?", "Is it ...?") is blanked whole.
+    Otherwise only the clause holding the "?" is: from the last clause boundary before it (a dash,
+    comma, "(", ";" or an answer marker), so "Yes, it matches - did you want more?" keeps its "Yes"
+    and "Final answer: 4 Tammuz 5785 (perhaps you meant ...?)" keeps its date. Text right after an
+    answer marker is never blanked ("Final answer: 4 Tammuz 5785?" is a tentative answer)."""
+    out = list(text)
+    for m in re.finditer(r"[^.!?\n]*(?:\.\d[^.!?\n]*)*\?", text):
+        seg = m.group(0)
+        if _INTERROGATIVE.match(seg):
+            start = 0
+        else:
+            start = 0
+            for b in _CLAUSE_BREAK.finditer(seg):
+                start = b.start()
+            marker_end = None
+            for a in _ANSWER_MARKER.finditer(seg):
+                marker_end = a.end()
+            if marker_end is not None and marker_end > start:
+                continue              # the question clause is the answer itself: keep it
+        for i in range(m.start() + start, m.end() - 1):   # the "?" stays: it still ends a clause
+            if out[i] != "\n":
+                out[i] = " "
+    return "".join(out)
 
 
 _REFUSAL = re.compile(
@@ -162,6 +199,9 @@ def _ord_value(word: str) -> int:
 class _MonthTable:
     lookup: dict          # folded spelling -> month number
     pattern: str          # regex alternation of every spelling
+
+
+# Real transliterations the calendar core does not list yet (French "Tammouz").
 
 
 @lru_cache(maxsize=None)
@@ -281,6 +321,8 @@ def _patterns(calendar: str) -> dict[str, re.Pattern]:
         pre = r"\s*[-/.]?\s*(?:day\s+)?(?:of\s+)?(?:the\s+month\s+of\s+)?"
         out["dmy_named"] = re.compile(rf"{day}{pre}{mon}{_YSEP}{_YEAR}", f)
         out["mdy_named"] = re.compile(rf"{mon}\s*[-/.]?\s*(?:the\s+)?{_DAY}{_YSEP}{_YEAR}", f)
+        # "5785 Tammuz 4" / "2025-June-30": year first, then the month name, then the day.
+        out["ymd_named"] = re.compile(rf"{_YEAR}\s*[-/.,]?\s*{mon}\s*[-/.]?\s*{_DAY}(?![.,]\d)", f)
         out["dm_named"] = re.compile(rf"{day}{pre}{mon}", f)
         out["md_named"] = re.compile(rf"{mon}\s*[-/.]?\s*(?:the\s+)?{_DAY}", f)
     return out
@@ -388,7 +430,7 @@ def _find_candidates(text: str, calendar: str, hint: dict | None = None) -> list
                 leap = bool(g.get("lp1") or g.get("lp2") or g.get("lp3"))
                 add(m, [(int(g["y"]), mo, d, leap)])
             else:  # month-name forms
-                has_year = kind in ("dmy_named", "mdy_named")
+                has_year = kind in ("dmy_named", "mdy_named", "ymd_named")
                 y = int(g["y"]) if has_year else None
                 months = _month_from_name(cal.name, m, y)
                 if months is None:
@@ -419,7 +461,7 @@ _CAL_WORDS = re.compile(
 _ERA = re.compile(r"\s*\(?\s*(?:(?P<gregorian>CE|AD|C\.E\.|A\.D\.)|(?P<islamic>AH|A\.H\.)|(?P<hebrew>AM|A\.M\.)|"
                   r"(?P<persian>SH|AP|HS|S\.H\.)|(?P<shaka>SE|S\.E\.|Saka|Shaka))(?![A-Za-z])")
 _AFTER_LABEL = re.compile(
-    r"\s*(?:[\(\[]\s*(?:in\s+|on\s+)?(?:the\s+)?(?=[A-Za-z])(?P<p>[^()\[\]\n]{1,40})[\)\]]|"
+    r"\s*(?:[\(\[](?P<p>[^()\[\]\n]{1,50})[\)\]]|"
     r",?\s*(?:in|on|according\s+to|per)\s+the\s+(?P<q>[A-Za-z ]{1,30}?)\s+calendar|"
     r"\s+(?P<r>(?:solar\s+|lunar\s+|chinese\s+)?[A-Za-z]+)(?=\s+(?:calendar|date)\b|\s*[,.;)\n]|\s*$))", re.I)
 _NEGATED = re.compile(r"(?:\bnot|\brather\s+than|\binstead\s+of|\bisn't|\bwasn't|\bnor|\bnever)"
@@ -429,6 +471,21 @@ _BASE = re.compile(r"\b(?:days?|weeks?|years?|months?)\s+(?:after|before|from|si
                    r"(?:from|at)\s+$|\b(?:subtract\w*|add\w*)\s+\d+\s+\w+\s+(?:from|to)\s+$", re.I)
 
 
+_LABEL_FILLER = re.compile(
+    r"\b(?:in|on|per|according\s+to|by|the|a|an|calendar|calendars|date|dates|reckoning|era|system|"
+    r"year|years|style|civil|tabular|arithmetic(?:al)?|astronomical|traditional|national|official|"
+    r"i\.?e\.?|that\s+is)\b|[\s,.:;/'\-]+", re.I)
+
+
+def _bracket_label(inner: str) -> re.Match | None:
+    """The calendar named by a bracket that contains only a calendar name (plus filler words)."""
+    words = list(_CAL_WORDS.finditer(inner))
+    if not words:
+        return None
+    rest = _LABEL_FILLER.sub("", _CAL_WORDS.sub("", inner))
+    return words[0] if not rest.strip() else None
+
+
 def _label_of(text: str, c: _Cand, prev_end: int) -> str | None:
     """The calendar a date is explicitly said to be in, if any."""
     m = _ERA.match(text, c.end)
@@ -436,7 +493,14 @@ def _label_of(text: str, c: _Cand, prev_end: int) -> str | None:
         return next(k for k, v in m.groupdict().items() if v)
     m = _AFTER_LABEL.match(text, c.end)
     if m:
-        words = _CAL_WORDS.search(m.group("p") or m.group("q") or m.group("r") or "")
+        words = None
+        if m.group("p") is not None:
+            # A bracket labels the date before it only when it holds nothing but a calendar name
+            # ("(Gregorian)", "(in the Hebrew calendar)", "(Hebrew date)"); a bracket that holds
+            # a date or other words ("(Gregorian: 30 June 2025)") labels the date inside it.
+            words = _bracket_label(m.group("p"))
+        else:
+            words = _CAL_WORDS.search(m.group("q") or m.group("r") or "")
         if words:
             return next(k for k, v in words.groupdict().items() if v)
     lo = max(prev_end, c.start - 45)
@@ -569,14 +633,19 @@ def _choose(text: str, calendar: str, instance: dict | None) -> _Choice:
     pick_first = bool(region)
     pool = region or cands
     # Dates that are not the answer: negated, the base of a computation, the restated reference.
+    # The hedge check below sees the restated reference too: "4 Tammuz or 5 Tammuz" where
+    # 5 Tammuz is today's date is still a hedge, not a committed answer.
+    hedge_pool = pool
     for flag in ("negated", "base", "echo"):
         rest = [c for c in pool if flag not in c.flags]
         if rest:
             pool = rest
+        if flag != "echo":
+            hedge_pool = pool
     chosen = pool[0] if pick_first else pool[-1]
     all_echo = all("echo" in c.flags for c in pool)
     # A hedge: another, different date in the same sentence joined to the chosen one by "or".
-    for other in pool:
+    for other in hedge_pool:
         if other is chosen or set(other.readings) == set(chosen.readings) and other.has_year == chosen.has_year:
             continue
         lo, hi = sorted((other.end, chosen.start)) if other.start < chosen.start else sorted((chosen.end, other.start))
@@ -616,6 +685,9 @@ _LEAD_WORDS = {"so", "therefore", "thus", "hence", "then", "well", "is", "be", "
                "and", "but", "that's", "it's", "is:", "actually", "wait", "so,", "yes", "no"}
 _FOLLOW_WORDS = {"it", "they", "that", "this", "the", "these", "those", "indeed", "i", "we", "because",
                  "since", "as", "both", "there", "he", "she", "you"}
+# Words that can also open a noun phrase ("no doubt", "correct date"): after an answer marker they
+# still need the following-word check.
+_DETERMINER_LIKE = {"no", "true", "false", "correct", "incorrect", "negative"}
 _POS_KW = r"equivalent|the\s+same(?:\s+date|\s+day)?|same|identical|equal|correct|true|right|a\s+match|consistent|accurate"
 _NEG_KW = r"different|incorrect|false|wrong|inconsistent|a\s+mismatch|inaccurate"
 _PREDICATE = re.compile(
@@ -633,16 +705,19 @@ def _explicit_ok(text: str, m: re.Match, region_start: int | None) -> bool:
     before = text[:m.start()].rstrip()
     after = text[m.end():].lstrip()
     word = m.group(1).lower()
+    next_word = after.split()[0].lower().strip(",.!;:") if after.split() else ""
+    follows_ok = (not after or after[0] in ".!,;:-)\n\"'}(" or next_word in _FOLLOW_WORDS)
     if region_start is not None and not text[region_start:m.start()].strip(" :=-\"'({"):
-        return True   # right after "Final answer:" any of these words is the answer
+        # Right after "Final answer:" any of these words is the answer, unless it is used as a
+        # determiner or adjective: "No discrepancy", "No doubt", "Correct date: ...".
+        return follows_ok or word not in _DETERMINER_LIKE or next_word[:1].isdigit()
     ok_before = (not before or before[-1] in ".!?:;,(\n-\"'>{" or
                  before.split()[-1].lower().strip(",:") in _LEAD_WORDS)
     if not ok_before:
         return False
     if word in ("correct", "incorrect", "true", "false") and before and before.split()[-1].lower() in ("is", "be", "was"):
         return False  # "is correct" is a predicate, counted by _PREDICATE
-    next_word = after.split()[0].lower().strip(",.!;:") if after.split() else ""
-    return (not after or after[0] in ".!,;:-)\n\"'}(" or next_word in _FOLLOW_WORDS)
+    return follows_ok
 
 
 def _polar_signals(text: str, region_start: int | None) -> list[tuple[int, bool, str]]:

@@ -10,9 +10,10 @@ import os
 from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
 
 __all__ = ["ModelReply", "Provider", "ProviderError", "ToolCall", "ToolResult", "ToolSpec", "make_provider",
-           "parse_model", "ModelSpecError", "OFFLINE_AGENTS"]
+           "parse_model", "ModelSpecError", "OFFLINE_AGENTS", "NO_TEMPERATURE"]
 
 OFFLINE_AGENTS = ("reference", "baseline")
+NO_TEMPERATURE = "none"  # --temperature none: send no temperature at all (reasoning models reject one)
 PROVIDERS = ("anthropic", "openai", "openai-compatible")
 
 
@@ -35,7 +36,7 @@ def parse_model(spec: str) -> tuple[str, str | None]:
 
 
 def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-                  temperature: float | None = None, max_tokens: int = 2048, timeout: float | None = None) -> Provider:
+                  temperature: float | str | None = None, max_tokens: int = 2048, timeout: float | None = None) -> Provider:
     provider, model = parse_model(spec)
     if provider == "reference":
         from .offline import ReferenceAgent
@@ -46,6 +47,13 @@ def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None
 
         return BaselineAgent()
     assert model is not None
+    if isinstance(temperature, str):
+        if temperature.strip().lower() != NO_TEMPERATURE:
+            raise ModelSpecError(f"temperature must be a number >= 0 or 'none', got {temperature!r}")
+        send_none = True
+        temperature = None
+    else:
+        send_none = False
     if provider == "anthropic":
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key:
@@ -56,7 +64,8 @@ def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None
                                  temperature=temperature, max_tokens=max_tokens, timeout=timeout)
     from .openai_provider import OpenAIProvider
 
-    temperature = 0.0 if temperature is None else temperature  # greedy, as the paper
+    if temperature is None and not send_none:
+        temperature = 0.0  # greedy, as the paper (None: no temperature sent)
 
     if provider == "openai":
         key = api_key or os.environ.get("OPENAI_API_KEY")

@@ -10,7 +10,7 @@ from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, To
 
 
 class OpenAIProvider(Provider):
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float | None = 0.0,
                  max_tokens: int = 2048, timeout: float | None = None, compatible: bool = False):
         import openai
 
@@ -43,8 +43,9 @@ class OpenAIProvider(Provider):
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         sdk = self._sdk
         kwargs: dict[str, Any] = {"model": self.model,
-                                  "messages": [{"role": "system", "content": system}, *messages],
-                                  "temperature": self.temperature}
+                                  "messages": [{"role": "system", "content": system}, *messages]}
+        if self.temperature is not None:  # None (--temperature none): reasoning models reject any temperature
+            kwargs["temperature"] = self.temperature
         # OpenAI's own API wants max_completion_tokens; compatible servers still speak max_tokens.
         kwargs["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
         if tools:
@@ -66,7 +67,7 @@ class OpenAIProvider(Provider):
                                 retryable=False) from e
         except (ValueError, TypeError) as e:
             raise ProviderError(f"malformed reply from the OpenAI endpoint: {e}", retryable=False) from e
-        return _reply(resp)
+        return _reply(resp, compatible=self.compatible)
 
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
         # Chat Completions has no is_error flag: the error text itself tells the model.
@@ -86,7 +87,7 @@ def _message(e: Any) -> str:
     return str(getattr(e, "message", e))
 
 
-def _reply(resp: Any) -> ModelReply:
+def _reply(resp: Any, compatible: bool = False) -> ModelReply:
     choices = getattr(resp, "choices", None)
     if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
         raise ProviderError("malformed reply from the OpenAI endpoint: no choices[0].message", retryable=False)
@@ -101,8 +102,13 @@ def _reply(resp: Any) -> ModelReply:
         raw = fn.arguments
         args, err = decode_arguments(raw)
         calls.append(ToolCall(id=tc.id, name=fn.name, arguments=args, raw_arguments=raw, error=err))
-        native_calls.append({"id": tc.id, "type": "function",
-                             "function": {"name": fn.name, "arguments": raw if isinstance(raw, str) else ""}})
+        echoed = raw if isinstance(raw, str) else ""
+        if compatible and (err is not None or not echoed.strip()):
+            # vLLM & co. json.loads the history's arguments in their chat templates: undecodable arguments
+            # would turn the next request into a 400. Echo an empty object; the error tool result tells the
+            # model its JSON was invalid, and the run log keeps the raw string (tool_calls[].arguments).
+            echoed = "{}"
+        native_calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": echoed}})
     native: dict[str, Any] = {"role": "assistant", "content": msg.content}
     if native_calls:
         native["tool_calls"] = native_calls

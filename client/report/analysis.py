@@ -171,6 +171,7 @@ def paired_tools(series_list: list[Series], n_resamples: int, seed: int,
         b = np.array([1.0 if umap[i]["correct"] else 0.0 for i in both])
         label = f"paired|{t.model}|{t.mode}|{u.model}|{u.mode}"
         res = stats.bootstrap_paired(a, b, label=label, n_resamples=n_resamples, seed=seed)
+        mcn = stats.mcnemar_paired(a, b)   # exact test on the discordant pairs; no resampling floor
         title = (f"{t.model}: with tools vs unaided" if how == "same model"
                  else f"{t.model} (with tools) vs {u.model} (unaided) — different models, "
                       f"paired by instance id")
@@ -183,7 +184,7 @@ def paired_tools(series_list: list[Series], n_resamples: int, seed: int,
                     "n_unaided_right_tools_wrong": int(np.sum((a == 0) & (b == 1))),
                     "n_both_right": int(np.sum((a == 1) & (b == 1))),
                     "n_both_wrong": int(np.sum((a == 0) & (b == 0))),
-                    **res.as_dict()})
+                    **mcn, **res.as_dict()})
     return out
 
 

@@ -113,7 +113,10 @@ def run(args) -> int:
         _say(args, f"  note: {n}")
     for p in rep["paired"]:
         _say(args, f"  paired: {p['comparison']}: {tables.signed(p['mean_difference'])} "
-                   f"{tables._ci_pair(p)} {tables.format_p(p['p_value'])} (n={p['n_a']})")
+                   f"{tables._ci_pair(p)} {tables.format_p(p['p_value'])}, McNemar exact "
+                   f"{tables.format_p(p.get('mcnemar_p'))} (n={p['n_a']}, "
+                   f"{p.get('n_discordant')} discordant"
+                   f"{'; few: p-values unreliable' if p.get('few_discordant') else ''})")
     return EXIT_BAD_INPUT if errors else EXIT_OK
 
 

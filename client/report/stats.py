@@ -1,5 +1,5 @@
 """Statistics for `span-client report`: accuracy counts, bootstrap significance (paper Appendix C),
-judge agreement (paper Appendix B).
+the exact McNemar test for paired 0/1 outcomes, judge agreement (paper Appendix B).
 
 The bootstrap is exact resampling with replacement, vectorised.  For data with few distinct values
 (0/1 correctness, or -1/0/+1 paired differences) the counts of each value in a resample of size n follow
@@ -197,9 +197,48 @@ def bootstrap_paired(a: Sequence[float], b: Sequence[float], *, label: str = "",
     means = resample_means(d, n_resamples, rng)
     lo, hi = np.percentile(means, [2.5, 97.5])
     null = means - obs  # resampling the centred differences d - mean(d) is exactly this shift
+    nonzero = d[d != 0]
+    note = ""
+    if nonzero.size and (np.all(nonzero > 0) or np.all(nonzero < 0)):
+        note = ("all discordant pairs favour one side: the bootstrap p-value can be far too small "
+                "(its floor is 1/(1+resamples)); see the exact McNemar p-value")
     return BootstrapResult(label, "paired", int(xa.size), int(xb.size), float(xa.mean()),
                            float(xb.mean()), obs, float(lo), float(hi), _p_two_sided(null, obs),
-                           n_resamples, seed)
+                           n_resamples, seed, note)
+
+
+# ------------------------------------------------------------------------------------ McNemar
+FEW_DISCORDANT = 20   # below this many discordant pairs the p-values are flagged as unreliable
+
+
+def mcnemar_exact(n_a_only: int, n_b_only: int) -> float:
+    """Exact McNemar test: two-sided binomial test of the discordant pairs against p = 1/2.
+
+    n_a_only = pairs right in A only, n_b_only = right in B only. p = min(1, 2 * P(X <= min)) with
+    X ~ Binomial(n_a_only + n_b_only, 1/2) (for p = 1/2 this equals scipy.stats.binomtest's
+    two-sided p). No discordant pair: p = 1. Unlike a bootstrap p-value it has no floor at
+    1 / (1 + resamples): [1,1,1] vs [0,0,0] gives 0.25."""
+    n_a_only, n_b_only = int(n_a_only), int(n_b_only)
+    if n_a_only < 0 or n_b_only < 0:
+        raise ValueError("discordant counts must be non-negative")
+    n = n_a_only + n_b_only
+    if n == 0:
+        return 1.0
+    k = min(n_a_only, n_b_only)
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / 2 ** n)      # exact integer arithmetic, one rounding at the end
+
+
+def mcnemar_paired(a: Sequence[float], b: Sequence[float]) -> dict:
+    """Discordant-pair counts and the exact McNemar p-value for paired 0/1 outcomes."""
+    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if xa.shape != xb.shape:
+        raise ValueError(f"paired samples differ in length: {xa.size} vs {xb.size}")
+    a_only = int(np.sum((xa == 1) & (xb == 0)))
+    b_only = int(np.sum((xa == 0) & (xb == 1)))
+    n_disc = a_only + b_only
+    return {"n_discordant": n_disc, "mcnemar_p": mcnemar_exact(a_only, b_only) if xa.size else None,
+            "few_discordant": n_disc < FEW_DISCORDANT}
 
 
 def format_p(p: float | None, n_resamples: int = N_RESAMPLES) -> str:
@@ -211,54 +250,45 @@ def format_p(p: float | None, n_resamples: int = N_RESAMPLES) -> str:
 
 
 # ------------------------------------------------------------------------------------ agreement
-def _local_cohen_kappa(a: Sequence, b: Sequence) -> float:
-    if len(a) != len(b):
-        raise ValueError("kappa needs two label lists of equal length")
-    n = len(a)
-    if n == 0:
-        return math.nan
-    labels = sorted(set(a) | set(b), key=str)
-    po = sum(x == y for x, y in zip(a, b)) / n
-    pe = sum((list(a).count(l) / n) * (list(b).count(l) / n) for l in labels)
-    if pe >= 1.0:
-        return 1.0 if po >= 1.0 else math.nan
-    return (po - pe) / (1 - pe)
+# One implementation of agreement for the whole toolkit: client.judges.agreement (the runner's
+# summary uses it too). A degenerate sample (both judges give one and the same label to every
+# answer) has an undefined kappa: NaN there, None (JSON null) here.
+KAPPA_SOURCE = "client.judges.agreement"
 
 
 def cohen_kappa(a: Sequence, b: Sequence) -> tuple[float, str]:
-    """Cohen's kappa; from the judges package when it is installed, else a local implementation.
-    Returns (kappa, source)."""
-    try:
-        from client.judges.agreement import cohen_kappa as judges_kappa  # type: ignore
-    except Exception:  # noqa: BLE001 -- module absent or broken: local fallback
-        return _local_cohen_kappa(a, b), "local"
-    try:
-        return float(judges_kappa(list(a), list(b))), "client.judges.agreement"
-    except Exception:  # noqa: BLE001
-        return _local_cohen_kappa(a, b), "local"
+    """Cohen's kappa from client.judges.agreement (NaN when undefined). Returns (kappa, source)."""
+    from client.judges.agreement import cohen_kappa as judges_kappa
+    return float(judges_kappa(list(a), list(b))), KAPPA_SOURCE
 
 
 def judge_agreement(records: Iterable[dict]) -> dict | None:
-    """Rules vs LLM judge on the records where both produced a verdict (binary correct / not).
-
-    Rules NOT_ATTEMPTED counts as not correct; LLM UNSCORED is left out (and counted)."""
+    """Rules vs LLM judge on the records where both produced a verdict (binary correct / not),
+    computed by client.judges.agreement.judge_agreement: rules NOT_ATTEMPTED counts as not correct,
+    LLM UNSCORED is left out (and counted here). None when no record has both verdicts."""
+    from client.judges.agreement import judge_agreement as judges_agreement
     rules, llm = [], []
-    n_unscored = 0
     for r in records:
         rv, lv = rules_verdict(r), llm_verdict(r)
-        if rv is None or lv is None:
-            continue
-        if lv == "UNSCORED":
-            n_unscored += 1
-            continue
-        rules.append(rv == "CORRECT")
-        llm.append(lv == "CORRECT")
-    if not rules and not n_unscored:
+        if rv is not None and lv is not None:
+            rules.append(rv)
+            llm.append(lv)
+    if not rules:
         return None
-    n = len(rules)
-    agree = sum(x == y for x, y in zip(rules, llm))
-    kappa, source = cohen_kappa(rules, llm) if n else (math.nan, "local")
-    return {"n": n, "n_agree": agree, "raw_agreement": (agree / n) if n else None,
-            "cohen_kappa": None if (isinstance(kappa, float) and math.isnan(kappa)) else kappa,
-            "kappa_source": source, "n_llm_unscored": n_unscored,
-            "rules_correct": sum(rules), "llm_correct": sum(llm)}
+    out = judges_agreement(rules, llm)
+    kept = [(rv == "CORRECT", lv == "CORRECT") for rv, lv in zip(rules, llm)
+            if lv != "UNSCORED" and rv != "UNSCORED"]
+    kappa = out["cohen_kappa"]
+    if isinstance(kappa, float) and math.isnan(kappa):
+        kappa = None
+    return {"n": out["n"], "n_agree": sum(x == y for x, y in kept),
+            "raw_agreement": out["raw_agreement"], "cohen_kappa": kappa,
+            "kappa_source": KAPPA_SOURCE, "n_llm_unscored": sum(1 for lv in llm if lv == "UNSCORED"),
+            "rules_correct": sum(x for x, _ in kept), "llm_correct": sum(y for _, y in kept)}
+
+
+def format_kappa(k: float | None, digits: int = 3) -> str:
+    """Kappa for report text: undefined when every answer got the same label from both judges."""
+    if k is None or (isinstance(k, float) and math.isnan(k)):
+        return "undefined (one label only)"
+    return f"{k:.{digits}f}"

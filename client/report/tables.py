@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from .analysis import COMPARISONS, DIMENSIONS, level_label
-from .stats import format_p
+from .stats import FEW_DISCORDANT, format_kappa, format_p
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -96,8 +96,9 @@ def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
     put("paired_tools_vs_unaided.csv", paired_rows,
         ["comparison", "pairing", "with_tools_model", "unaided_model", "n_common",
          "n_only_with_tools", "n_only_unaided", "n_unscored_in_either", "n_a", "mean_a", "mean_b",
-         "mean_difference", "ci_low", "ci_high", "p_value", "n_tools_right_unaided_wrong",
-         "n_unaided_right_tools_wrong", "n_both_right", "n_both_wrong", "n_resamples", "seed"])
+         "mean_difference", "ci_low", "ci_high", "p_value", "mcnemar_p", "n_discordant",
+         "few_discordant", "n_tools_right_unaided_wrong", "n_unaided_right_tools_wrong",
+         "n_both_right", "n_both_wrong", "n_resamples", "seed", "note"])
     trows = []
     for s in rep["series"]:
         t = s["tokens"]
@@ -201,19 +202,28 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
     else:
         w("Paired bootstrap over the instances both runs scored (same instance ids): mean "
           "difference = accuracy with tools − accuracy unaided; 95% percentile CI; two-sided "
-          "p-value from the centred differences. When the two runs come from different models the "
+          "bootstrap p-value from the centred differences. Exact McNemar p-value: two-sided "
+          "binomial test of the discordant pairs (right in one run only) against 1/2 — it does not "
+          "floor at 1/(1 + resamples) as the bootstrap p-value does when every discordant pair "
+          f"favours one side. Fewer than {FEW_DISCORDANT} discordant pairs are flagged: both "
+          "p-values are then unreliable. When the two runs come from different models the "
           "row says so: the difference is then between two systems, not the effect of tools on one "
           "model.\n")
         rows = []
         for p in rep["paired"]:
+            mp = format_p(p.get("mcnemar_p"))
+            if p.get("few_discordant"):
+                mp += " (few discordant pairs: p-values unreliable)"
             rows.append([p["comparison"], str(p["n_a"]), pct(p["mean_b"]), pct(p["mean_a"]),
-                         signed(p["mean_difference"]), _ci_pair(p), format_p(p["p_value"]),
+                         signed(p["mean_difference"]), _ci_pair(p), format_p(p["p_value"]), mp,
                          f"{p['n_tools_right_unaided_wrong']} / {p['n_unaided_right_tools_wrong']}",
                          f"{p['n_only_with_tools']} / {p['n_only_unaided']} / "
                          f"{p['n_unscored_in_either']}"])
         w(md_table(["Comparison", "Paired n", "Unaided", "With tools", "Mean difference", "95% CI",
-                    "p-value", "Only tools right / only unaided right",
-                    "Left out: only in tools run / only in unaided run / unscored"], rows, "lrrrrrrrr"))
+                    "Bootstrap p-value", "McNemar exact p-value",
+                    "Only tools right / only unaided right",
+                    "Left out: only in tools run / only in unaided run / unscored"], rows,
+                   "lrrrrrrrrr"))
         w("")
 
     w("## Output tokens per answer\n")
@@ -240,10 +250,12 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
           "`--judge-model` to get the LLM judge).\n")
     else:
         w("On answers both judges scored; rules NOT_ATTEMPTED counts as not correct, LLM UNSCORED "
-          "is left out.\n")
+          "is left out (computed by `client.judges.agreement`). Cohen's κ is undefined when both "
+          "judges give every answer the same label.\n")
         w(md_table(["Model", "Agreement", "Cohen's κ", "n", "LLM unscored"],
                    [[a["model"], f"{num(a['raw_agreement'], 3)} ({a['n_agree']}/{a['n']})",
-                     num(a["cohen_kappa"], 3), str(a["n"]), str(a["n_llm_unscored"])]
+                     format_kappa(a["cohen_kappa"]) if a["n"] else "n/a", str(a["n"]),
+                     str(a["n_llm_unscored"])]
                     for a in rep["agreement"]], "lrrrr"))
         w("")
 

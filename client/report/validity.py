@@ -14,15 +14,19 @@ import datetime as _dt
 
 
 def _extractor():
-    """(callable(text) -> (y, m, d) | None, source) or (None, reason)."""
+    """(callable(text, record) -> (y, m, d) | None, source) or (None, reason).
+
+    The record is passed to the judge's extractor as the instance (a results line carries the
+    instance's fields), so the date read is the one the rules judge graded: a restated reference
+    date is skipped and the question's day/month convention is used."""
     try:
         from client.judges.rules import extract_final_date  # type: ignore
     except Exception as exc:  # noqa: BLE001
         return None, (f"client.judges.rules.extract_final_date is not available "
                       f"({type(exc).__name__}: {exc})")
 
-    def extract(text: str):
-        d = extract_final_date(text, "islamic")
+    def extract(text: str, record: dict | None = None):
+        d = extract_final_date(text, "islamic", record)
         if d is None:
             return None
         return (int(d.year), int(d.month), int(d.day))
@@ -66,7 +70,7 @@ def umm_al_qura_check(series_list) -> dict:
             c["n_wrong"] += 1
             text = r.get("final_answer")
             try:
-                got = extract(text) if isinstance(text, str) else None
+                got = extract(text, r) if isinstance(text, str) else None
             except Exception:  # noqa: BLE001
                 got = None
             if got is None:

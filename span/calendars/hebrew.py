@@ -36,7 +36,7 @@ class Hebrew(Calendar):
         "nisan": 1, "nissan": 1, "abib": 1, "aviv": 1,
         "iyyar": 2, "iyar": 2, "ijar": 2, "iyer": 2,
         "sivan": 3, "siwan": 3,
-        "tammuz": 4, "tamuz": 4, "tamooz": 4,
+        "tammuz": 4, "tamuz": 4, "tamooz": 4, "tammouz": 4,
         "av": 5, "ab": 5, "menachem av": 5,
         "elul": 6,
         "tishri": 7, "tishrei": 7, "tisri": 7, "tishre": 7, "tishrey": 7,

@@ -149,8 +149,9 @@ class _Server(ThreadingHTTPServer):
 class FakeProviderServer:
     endpoint = ""
 
-    def __init__(self, policy: Policy, latency: float = 0.0, record: bool = True):
+    def __init__(self, policy: Policy, latency: float = 0.0, record: bool = True, port: int = 0):
         self.policy = policy
+        self._port = port  # 0: any free port; a given port lets a resumed run keep the same --base-url
         self.latency = latency
         self.record = record  # False: count requests only (benchmarks: memory stays flat)
         self.count = 0
@@ -160,7 +161,7 @@ class FakeProviderServer:
 
     # --- lifecycle
     def start(self) -> "FakeProviderServer":
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", self._port), _Handler)
         self._httpd.fake = self
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
@@ -251,9 +252,17 @@ class FakeAnthropic(FakeProviderServer):
 
 
 class FakeOpenAI(FakeProviderServer):
-    """POST /v1/chat/completions. SDK base_url includes /v1 (``fake.base_url``)."""
+    """POST /v1/chat/completions. SDK base_url includes /v1 (``fake.base_url``).
+
+    ``json_history=True`` behaves like vLLM's chat templates, which ``json.loads`` the arguments of every
+    assistant tool call in the history: undecodable arguments there are a 400."""
 
     endpoint = "/v1/chat/completions"
+
+    def __init__(self, policy: Policy, latency: float = 0.0, record: bool = True, port: int = 0,
+                 json_history: bool = False):
+        super().__init__(policy, latency=latency, record=record, port=port)
+        self.json_history = json_history
 
     @property
     def base_url(self) -> str:
@@ -286,6 +295,11 @@ class FakeOpenAI(FakeProviderServer):
                 for tc in m.get("tool_calls") or []:
                     if tc.get("type") != "function" or not isinstance(tc.get("function", {}).get("arguments"), str):
                         return f"Invalid 'messages[{i}].tool_calls'"
+                    if self.json_history:
+                        try:
+                            json.loads(tc["function"]["arguments"])
+                        except ValueError as e:
+                            return f"messages[{i}].tool_calls: arguments are not valid JSON ({e})"
                     pending.add(tc["id"])
         if pending:
             return f"tool_call_ids did not have response messages: {sorted(pending)}"
