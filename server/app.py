@@ -112,7 +112,8 @@ class SpanServer(MCPServer):
         for key, value in arguments.items():
             target = key if key in props else KEY_ALIASES.get(key)
             if target not in props:
-                raise ToolError(f"unexpected argument {key!r} for {name}; valid arguments: {', '.join(props)}")
+                valid = f"valid arguments: {', '.join(props)}" if props else "it takes no arguments"
+                raise ToolError(f"unexpected argument {key!r:.60} for {name}; {valid}")
             if target in out and out[target] != value:
                 raise ToolError(f"{target!r} given twice (as {key!r} too) with different values; give it once")
             out[target] = value
@@ -160,6 +161,10 @@ class SpanServer(MCPServer):
             if isinstance(exc.__cause__, ValidationError):
                 # `from` the ValidationError: the SDK then logs only the field names, not the values.
                 raise ToolError(format_validation_error(name, exc.__cause__)) from exc.__cause__
+            if isinstance(exc.__cause__, ToolError):
+                # The SDK prefixes our message with "Error executing tool X: "; send it as the other
+                # errors are sent, the message alone, so every error reads the same way.
+                raise ToolError(str(exc.__cause__)) from exc.__cause__
             raise
 
 

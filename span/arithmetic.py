@@ -17,6 +17,12 @@ class Shifted:
     note: str | None
 
 
+def _check_date(d) -> None:
+    if not isinstance(d, CalendarDate):
+        raise CalendarError(f"expected a CalendarDate (CalendarDate.create or parse_date), got {d!r:.60}")
+    d.ordinal  # validates a directly constructed date
+
+
 def _clamp(cal, year: int, month, day: int, notes: list[str]) -> tuple[int, bool]:
     if day > month.length:
         notes.append(f"day {day} does not exist in {cal.title} month "
@@ -26,19 +32,26 @@ def _clamp(cal, year: int, month, day: int, notes: list[str]) -> tuple[int, bool
     return day, False
 
 
+def _year(cal, year: int, step: str):
+    if not cal.min_year <= year <= cal.max_year:
+        raise CalendarError(f"after the {step} step the date falls in {cal.title} year {year}, outside the "
+                            f"supported range; {cal.range_text()}")
+    return cal.layout(year)
+
+
 def _add_years(d: CalendarDate, n: int, notes: list[str]) -> tuple[CalendarDate, bool]:
     cal = get_calendar(d.calendar)
     y = d.year + n
-    lay = cal.check_year(y)
+    lay = _year(cal, y, "year")
     month = lay.find(d.month, d.is_leap_month)
     if month is None and d.is_leap_month:
         month = lay.find(d.month, False)
         notes.append(f"{cal.title} year {y} has no leap month {d.month}; used the regular month {d.month}")
-    elif month is None and cal.name == "hebrew" and d.month == 13:
-        month = lay.find(12, False)
-        notes.append(f"Hebrew year {y} is not a leap year; Adar II became Adar")
-    if month is None:  # cannot happen for the six calendars, kept as a guard for new ones
-        raise CalendarError(f"{cal.title} year {y} has no month {d.month}")
+    elif month is None:
+        # A month that only leap years have (Hebrew Adar II = 13): the nearest month before it.
+        month = max((m for m in lay.months if m.number < d.month and not m.is_leap), key=lambda m: m.number)
+        notes.append(f"{cal.title} year {y} has no month {cal.month_label(d.year, d.month)}; used month "
+                     f"{cal.month_label(y, month.number)}")
     day, clamped = _clamp(cal, y, month, d.day, notes)
     return CalendarDate(cal.name, y, month.number, day, month.is_leap), clamped
 
@@ -51,12 +64,12 @@ def _add_months(d: CalendarDate, n: int, notes: list[str]) -> tuple[CalendarDate
     i += n
     while i < 0:
         y -= 1
-        months = cal.check_year(y).months
+        months = _year(cal, y, "month").months
         i += len(months)
     while i >= len(months):
         i -= len(months)
         y += 1
-        months = cal.check_year(y).months
+        months = _year(cal, y, "month").months
     month = months[i]
     day, clamped = _clamp(cal, y, month, d.day, notes)
     return CalendarDate(cal.name, y, month.number, day, month.is_leap), clamped
@@ -64,6 +77,7 @@ def _add_months(d: CalendarDate, n: int, notes: list[str]) -> tuple[CalendarDate
 
 def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0) -> Shifted:
     """Years first, then months (clamping the day to the month's length), then weeks and days."""
+    _check_date(d)
     days, weeks = _as_int(days, "days"), _as_int(weeks, "weeks")
     months, years = _as_int(months, "months"), _as_int(years, "years")
     notes: list[str] = []
@@ -75,8 +89,9 @@ def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0) -> Shifted:
     if months:
         cur, c = _add_months(cur, months, notes)
         clamped |= c
-    n = cur.ordinal + days + 7 * weeks
-    if not MIN_ORDINAL <= n <= MAX_ORDINAL or not MIN_ORDINAL <= cur.ordinal <= MAX_ORDINAL:
+    start = get_calendar(cur.calendar).layout(cur.year).find(cur.month, cur.is_leap_month).start + cur.day - 1
+    n = start + days + 7 * weeks
+    if not MIN_ORDINAL <= n <= MAX_ORDINAL or not MIN_ORDINAL <= start <= MAX_ORDINAL:
         cal = get_calendar(d.calendar)
         raise CalendarError(f"the result falls outside the supported range; {cal.range_text()}")
     cur = CalendarDate.from_ordinal(d.calendar, n)
@@ -85,4 +100,6 @@ def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0) -> Shifted:
 
 def date_difference(a: CalendarDate, b: CalendarDate) -> int:
     """b minus a, in days; the two dates may be in different calendars."""
+    _check_date(a)
+    _check_date(b)
     return b.ordinal - a.ordinal

@@ -11,18 +11,39 @@ from .errors import CalendarError
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _as_int(value, what: str) -> int:
-    # Accept integral floats and numeric strings from loosely typed callers (JSON, LLM tool calls),
-    # reject everything else with a message rather than a TypeError.
+    # Accept integral floats and plain decimal strings from loosely typed callers (JSON, LLM tool
+    # calls); reject everything else with a message rather than a TypeError.
     if isinstance(value, bool):
         raise CalendarError(f"{what} must be an integer, got {value!r}")
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        return int(value.strip())
-    raise CalendarError(f"{what} must be an integer, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        digits = text[1:] if text[:1] in "+-" else text
+        if digits.isascii() and digits.isdecimal() and len(digits) <= 12:
+            return int(text)
+    raise CalendarError(f"{what} must be an integer, got {_short(value)}")
+
+
+def as_leap_flag(value) -> bool:
+    """The leap-month flag: a bool (or 0/1, "true"/"false" from loosely typed callers), nothing else."""
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "0", "1"):
+        return value.strip().lower() in ("true", "1")
+    raise CalendarError(f"is_lunar_leap_month must be true or false, got {_short(value)}")
 
 
 @dataclass(frozen=True, order=False)
@@ -40,13 +61,15 @@ class CalendarDate:
         y, m, d = _as_int(year, "year"), _as_int(month, "month"), _as_int(day, "day")
         # The paper's interface ignores the leap flag for calendars without repeated leap months
         # (Hebrew Adar II is month 13, not a flagged month 12).
-        leap = bool(is_leap_month) and cal.has_leap_months
+        leap = as_leap_flag(is_leap_month) and cal.has_leap_months
         cal.validate(y, m, d, leap)
         return cls(cal.name, y, m, d, leap)
 
     @classmethod
     def from_ordinal(cls, calendar: str, ordinal: int) -> "CalendarDate":
         cal = get_calendar(calendar)
+        if isinstance(ordinal, bool) or not isinstance(ordinal, int):
+            raise CalendarError(f"a day number must be an integer, got {_short(ordinal)}")
         if not MIN_ORDINAL <= ordinal <= MAX_ORDINAL:
             raise CalendarError(f"day number {ordinal} is out of range; supported dates: "
                                 f"Gregorian 1900-01-01 … 2100-12-31")
@@ -55,18 +78,21 @@ class CalendarDate:
 
     @classmethod
     def from_dict(cls, data: dict) -> "CalendarDate":
+        if not isinstance(data, dict):
+            raise CalendarError(f"a date must be an object with calendar, year, month, day; got {_short(data)}")
+        missing = [k for k in ("calendar", "year", "month", "day") if k not in data]
+        if missing:
+            raise CalendarError(f"date is missing {', '.join(missing)}; give calendar, year, month, day "
+                                f"(and is_leap_month for a Chinese leap month)")
         return cls.create(data["calendar"], data["year"], data["month"], data["day"],
                           data.get("is_leap_month", False))
-
-    @classmethod
-    def from_gregorian(cls, d: _date) -> "CalendarDate":
-        return cls.create("gregorian", d.year, d.month, d.day)
 
     # -- views --------------------------------------------------------------------------------
     @property
     def ordinal(self) -> int:
-        return get_calendar(self.calendar).layout(self.year).find(self.month, self.is_leap_month).start \
-            + self.day - 1
+        # Validates too: a CalendarDate built directly (not through create) may name a day that
+        # does not exist, and must fail with a CalendarError, not an AttributeError.
+        return get_calendar(self.calendar).validate(self.year, self.month, self.day, self.is_leap_month)
 
     def to(self, calendar: str) -> "CalendarDate":
         cal = get_calendar(calendar)

@@ -23,13 +23,14 @@ class Festival:
     rule: str
     paper: bool = False
     aliases: tuple[str, ...] = field(default=())
+    leap_year_month: int | None = None  # the month used instead in leap years (Purim: Adar II = 13)
 
     def date_in_year(self, year: int) -> CalendarDate:
         return date_in_year(self, year)
 
 
-def _f(name, calendar, month, day, rule, paper=False, aliases=()):
-    return Festival(name, calendar, month, day, rule, paper, tuple(aliases))
+def _f(name, calendar, month, day, rule, paper=False, aliases=(), leap_year_month=None):
+    return Festival(name, calendar, month, day, rule, paper, tuple(aliases), leap_year_month)
 
 
 FESTIVALS: tuple[Festival, ...] = (
@@ -79,7 +80,7 @@ FESTIVALS: tuple[Festival, ...] = (
     _f("Simchat Torah", "hebrew", 7, 23, "23 Tishri (diaspora; 22 Tishri in Israel)", False),
     _f("Hanukkah", "hebrew", 9, 25, "25 Kislev (first day)", False, ["Chanukah", "Hanukah", "Chanukkah"]),
     _f("Tu BiShvat", "hebrew", 11, 15, "15 Shevat", False, ["Tu B'Shvat"]),
-    _f("Purim", "hebrew", 12, 14, "14 Adar; 14 Adar II (month 13) in leap years", False),
+    _f("Purim", "hebrew", 12, 14, "14 Adar; 14 Adar II (month 13) in leap years", False, leap_year_month=13),
     _f("Passover", "hebrew", 1, 15, "15 Nisan (first day)", False, ["Pesach", "Pesah"]),
     _f("Lag BaOmer", "hebrew", 2, 18, "18 Iyyar", False, ["Lag B'Omer"]),
     _f("Shavuot", "hebrew", 3, 6, "6 Sivan", False, ["Shavuos", "Pentecost"]),
@@ -130,7 +131,7 @@ def find(name: str, calendar: str | None = None) -> Festival:
     if f is None:
         where = f"the {get_calendar(cal).title} calendar" if cal else "any calendar"
         valid = names(cal) if cal else [f"{x.name} ({x.calendar})" for x in FESTIVALS]
-        raise CalendarError(f"unknown festival {name!r} in {where}; valid festivals: {', '.join(valid)}")
+        raise CalendarError(f"unknown festival {name!r:.60} in {where}; valid festivals: {', '.join(valid)}")
     if cal is not None and f.calendar != cal:
         raise CalendarError(f"{f.name!r} is a festival of the {get_calendar(f.calendar).title} calendar, "
                             f"not the {get_calendar(cal).title} calendar; use calendar={f.calendar!r}, "
@@ -143,8 +144,8 @@ def date_in_year(festival: Festival | str, year: int) -> CalendarDate:
     f = festival if isinstance(festival, Festival) else find(festival)
     cal = get_calendar(f.calendar)
     month = f.month
-    if f.name == "Purim" and len(cal.check_year(year).months) == 13:
-        month = 13  # Adar II in leap years
+    if f.leap_year_month and cal.check_year(year).find(f.leap_year_month, False):
+        month = f.leap_year_month
     return CalendarDate.create(f.calendar, year, month, f.day)
 
 

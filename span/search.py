@@ -24,8 +24,9 @@ def resolve_query(calendar_name=None, year=None, month=None, day=None, festival_
         raise CalendarError(f"calendar given twice ({calendar_name!r} and {calendar!r}); give it once")
     cal = get_calendar(calendar_name if calendar_name is not None else calendar)
     names = [n for n in (festival_name, event, festival) if n is not None]
-    if len({str(n) for n in names}) > 1:
-        raise CalendarError("festival given twice under different names; give one festival_name")
+    if len({_festivals.find(n, cal.name).name for n in names}) > 1:
+        raise CalendarError(f"two different festivals given ({', '.join(map(repr, names))}); "
+                            f"give one festival_name")
     fest_name = names[0] if names else None
     if year is None:
         raise CalendarError(f"year is required; {_SCHEMAS}")
@@ -38,7 +39,7 @@ def resolve_query(calendar_name=None, year=None, month=None, day=None, festival_
     if month is None or day is None:
         missing = "day" if month is not None else "month" if day is not None else "month and day"
         raise CalendarError(f"{missing} missing; {_SCHEMAS}")
-    return CalendarDate.create(cal.name, year, month, day, bool(is_lunar_leap_month)), None
+    return CalendarDate.create(cal.name, year, month, day, is_lunar_leap_month), None
 
 
 def search_calendar(calendar_name=None, year=None, month=None, day=None, festival_name=None,

@@ -48,18 +48,25 @@ def month_number(name: str, calendar: str) -> int | None:
 _NUMERIC = re.compile(
     r"^\s*(?P<y>-?\d{1,4})\s*[-/.]\s*(?P<leap>leap\s*|l|闰|leap month\s*)?(?P<m>\d{1,2})\s*[-/.]\s*(?P<d>\d{1,2})\s*$",
     re.IGNORECASE)
+# The month group can neither start nor end with a space, so the surrounding optional spaces have
+# exactly one way to match (an ambiguous split made these patterns backtrack polynomially).
+_MON = r"(?P<mon>[^\d,\s](?:[^\d,]*[^\d,\s])?)"
 _DAY_FIRST = re.compile(
-    r"^\s*(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?(?P<mon>[^\d,]+?)\s*,?\s+(?P<y>\d{1,4})\s*$",
+    r"^(?:the )?(?P<d>\d{1,2})(?:st|nd|rd|th)? (?:day )?(?:of )?" + _MON + r" ?,? (?P<y>\d{1,4})$",
     re.IGNORECASE)
-_MONTH_FIRST = re.compile(
-    r"^\s*(?P<mon>[^\d,]+?)\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s+(?P<y>\d{1,4})\s*$", re.IGNORECASE)
+_MONTH_FIRST = re.compile(_MON.join(["^", r" (?P<d>\d{1,2})(?:st|nd|rd|th)? ?,? (?P<y>\d{1,4})$"]),
+                          re.IGNORECASE)
+MAX_DATE_TEXT = 80
 
 
 def parse_date(text: str, calendar: str) -> CalendarDate:
     """Parse one date written in `calendar`; raise CalendarError saying which forms are accepted."""
     cal = get_calendar(calendar)
     if not isinstance(text, str):
-        raise CalendarError(f"expected a date string, got {text!r}")
+        raise CalendarError(f"expected a date string, got {text!r:.60}")
+    if len(text) > MAX_DATE_TEXT:
+        raise CalendarError(f"a date is at most {MAX_DATE_TEXT} characters; got {len(text)}")
+    text = re.sub(r"\s+", " ", text).strip()
     m = _NUMERIC.match(text)
     if m:
         leap = bool(m.group("leap"))

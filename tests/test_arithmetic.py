@@ -80,7 +80,7 @@ def test_hebrew_adar_sequence():
     # the year changes on 1 Tishri
     assert shift_date(CalendarDate.create("hebrew", 5784, 6, 1), months=1).date.display() == "1 Tishri 5785"
     r = shift_date(CalendarDate.create("hebrew", 5784, 13, 14), years=1)
-    assert r.date.display() == "14 Adar 5785" and "not a leap year" in r.note
+    assert r.date.display() == "14 Adar 5785" and "no month 13 (Adar II); used month 12 (Adar)" in r.note
 
 
 def test_islamic_and_persian_30th_day_clamps():
@@ -93,10 +93,21 @@ def test_islamic_and_persian_30th_day_clamps():
 def test_out_of_range_results_are_errors():
     with pytest.raises(CalendarError, match="supported"):
         shift_date(CalendarDate.create("gregorian", 2100, 12, 1), days=40)
-    with pytest.raises(CalendarError, match="out of range"):
+    with pytest.raises(CalendarError, match="after the year step the date falls in Gregorian year 2200"):
         shift_date(CalendarDate.create("gregorian", 2000, 1, 1), years=200)
+    with pytest.raises(CalendarError, match="after the month step .* year 2101, outside the supported range"):
+        shift_date(CalendarDate.create("gregorian", 2100, 12, 1), months=1)
     with pytest.raises(CalendarError, match="must be an integer"):
         shift_date(CalendarDate.create("gregorian", 2000, 1, 1), days="soon")
+
+
+def test_bad_arguments_are_calendar_errors():
+    for call in (lambda: shift_date("2025-1-1", days=1),
+                 lambda: date_difference("a", "b"),
+                 lambda: shift_date(CalendarDate("hebrew", 5785, 13, 1), days=1),   # built without create()
+                 lambda: shift_date(CalendarDate("gregorian", 2025, 2, 30), months=1)):
+        with pytest.raises(CalendarError):
+            call()
 
 
 def test_weekday():

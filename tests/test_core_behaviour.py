@@ -100,6 +100,41 @@ def test_invalid_dates_raise_clear_errors(args, fragment):
     assert isinstance(e.value, ValueError)
 
 
+@pytest.mark.parametrize("call", [
+    lambda: CalendarDate.create("gregorian", "²⁰²⁵", 1, 1),
+    lambda: CalendarDate.create("gregorian", 2025, "+-5", 1),
+    lambda: CalendarDate.create("gregorian", 2025, "①", 1),
+    lambda: CalendarDate("hebrew", 5785, 13, 1).ordinal,
+    lambda: CalendarDate.from_ordinal("gregorian", "700000"),
+    lambda: CalendarDate.from_ordinal("gregorian", 700000.5),
+    lambda: CalendarDate.from_dict({"calendar": "gregorian", "year": 2025}),
+    lambda: search_calendar("lunar", 2023, 2, 15, is_lunar_leap_month="maybe"),
+    lambda: search_calendar("islamic", 1446, festival_name="Eid al-Fitr", event="Eid al-Adha"),
+    lambda: search_calendar("x" * 20000, 2025, 1, 1),
+    lambda: search_calendar("gregorian", 2025, festival_name="x" * 20000),
+])
+def test_only_calendar_errors_escape(call):
+    with pytest.raises(CalendarError) as e:
+        call()
+    assert len(str(e.value)) < 600
+
+
+def test_leap_flag_strings_mean_what_they_say():
+    assert search_calendar("lunar", 2023, 2, 15, is_lunar_leap_month="false")["gregorian_date"] == "2023-3-6"
+    assert search_calendar("lunar", 2023, 2, 15, is_lunar_leap_month="true")["gregorian_date"] == "2023-4-5"
+    # the same festival under two spellings is one festival
+    assert search_calendar("islamic", 1446, festival_name="Eid al-Fitr", event="Eid al Fitr")["gregorian_date"] == "2025-3-31"
+
+
+def test_parse_date_is_linear_on_hostile_input():
+    import time
+    for text in ["1" + " " * 10000 + "a", "1 a" + " " * 70 + ",", "1 " + "a " * 38 + ","]:
+        t0 = time.perf_counter()
+        with pytest.raises(CalendarError):
+            parse_date(text, "hebrew")
+        assert time.perf_counter() - t0 < 2  # a denial-of-service guard: 400 spaces took 20 s before
+
+
 def test_missing_or_wrong_leap_month():
     with pytest.raises(CalendarError, match="has leap month 2, not 4"):
         search_calendar("lunar", 2023, 4, 1, is_lunar_leap_month=True)

@@ -143,3 +143,9 @@ def test_eval_date_range_is_tight(monkeypatch):
     assert _fails(MIN_EVAL_DATE - timedelta(days=1))
     assert _fails(MAX_EVAL_DATE + timedelta(days=1))
     assert not _fails(MIN_EVAL_DATE + timedelta(days=40)) and not _fails(MAX_EVAL_DATE - timedelta(days=40))
+
+
+def test_huge_range_step_is_not_a_crash():
+    from span.benchmark.generate import date_range
+    assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999y") == [date(2025, 7, 1)]
+    assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999w") == [date(2025, 7, 1)]

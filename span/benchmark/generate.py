@@ -93,6 +93,8 @@ _STEP_RX = re.compile(r"^([1-9]\d{0,4})([dwmy])$")
 
 def parse_eval_date(text: str) -> date:
     """'2025-07-01' (or '2025-7-1') -> date, range-checked."""
+    if not isinstance(text, str):
+        raise GeneratorError(f"expected a date as text (YYYY-MM-DD), got {text!r:.40}")
     m = _DATE_RX.match(text.strip())
     if not m:
         raise GeneratorError(f"cannot read {text!r} as a date; write YYYY-MM-DD, e.g. 2025-07-01")
@@ -114,7 +116,7 @@ def _add_months(d: date, months: int) -> date:
 def date_range(start: date, end: date, step: str = "1d") -> list[date]:
     """Dates from start to end inclusive; step "Nd", "Nw", "Nm" or "Ny" (months and years are counted
     from the start, so 01-31/1m gives 02-28, 03-31, ...)."""
-    m = _STEP_RX.match(step.strip())
+    m = _STEP_RX.match(step.strip()) if isinstance(step, str) else None
     if not m:
         raise GeneratorError(f"bad range step {step!r}; write a positive count and a unit d, w, m or y "
                              f"(e.g. 5y, 1m, 2w, 10d)")
@@ -123,10 +125,13 @@ def date_range(start: date, end: date, step: str = "1d") -> list[date]:
         raise GeneratorError(f"empty date range: {start.isoformat()}..{end.isoformat()} (the end is before the start)")
     out, k = [], 0
     while True:
-        if unit in "dw":
-            cur = start + timedelta(days=k * n * (7 if unit == "w" else 1))
-        else:
-            cur = _add_months(start, k * n * (12 if unit == "y" else 1))
+        try:
+            if unit in "dw":
+                cur = start + timedelta(days=k * n * (7 if unit == "w" else 1))
+            else:
+                cur = _add_months(start, k * n * (12 if unit == "y" else 1))
+        except (ValueError, OverflowError):  # a step past year 9999 is past any end date
+            break
         if cur > end:
             break
         out.append(cur)

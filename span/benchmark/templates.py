@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 from ..calendars import get_calendar
 from ..dates import CalendarDate
+from ..search import RESULT_KEYS
 
 # The paper's calendar keywords in code (Appendix F: "gregorian", "lunar", "islamic", ...).
 CODE_CALENDAR = {"gregorian": "gregorian", "chinese_lunar": "lunar", "islamic": "islamic",
                  "hebrew": "hebrew", "shaka": "shaka", "persian": "persian"}
 # search_calendar result keys.
-RESULT_KEY = {"gregorian": "gregorian_date", "chinese_lunar": "lunar_date", "islamic": "islamic_date",
-              "hebrew": "hebrew_date", "shaka": "shaka_date", "persian": "persian_date"}
+RESULT_KEY = RESULT_KEYS  # the paper's search_calendar result keys, defined once in span.search
 
 DATE_OFFSETS = tuple(range(1, 11))      # n_d and n_w
 YEAR_OFFSETS = tuple(range(1, 6))       # n_y

@@ -35,11 +35,11 @@ def get_calendar(name: str) -> Calendar:
     if isinstance(name, Calendar):
         return name
     if not isinstance(name, str) or not name.strip():
-        raise CalendarError(f"calendar name must be a non-empty string, got {name!r}; "
+        raise CalendarError(f"calendar name must be a non-empty string, got {name!r:.60}; "
                             f"valid calendars: {', '.join(CALENDAR_NAMES)}")
     canonical = _ALIASES.get(_key(name))
     if canonical is None:
-        raise CalendarError(f"unknown calendar {name!r}; valid calendars: {', '.join(CALENDAR_NAMES)} "
+        raise CalendarError(f"unknown calendar {name!r:.60}; valid calendars: {', '.join(CALENDAR_NAMES)} "
                             f"(aliases such as 'lunar', 'chinese', 'hijri', 'jewish', 'saka', "
                             f"'jalali' are accepted)")
     return REGISTRY[canonical]

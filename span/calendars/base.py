@@ -121,10 +121,6 @@ class Calendar:
             raise CalendarError(f"{self.title} year {year} is out of range; {self.range_text()}")
         return self.layout(year)
 
-    def describe_months(self, lay: YearLayout) -> str:
-        parts = [f"{m.number}{'(leap)' if m.is_leap else ''}={m.length}" for m in lay.months]
-        return ", ".join(parts)
-
     def check_month(self, year: int, month: int, is_leap: bool = False) -> Month:
         lay = self.check_year(year)
         if isinstance(month, bool) or not isinstance(month, int):

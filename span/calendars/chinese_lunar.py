@@ -17,10 +17,6 @@ _FIRST = Converter.lunar_month_days[0]
 _LAST = _FIRST + len(Converter.lunar_month_days) - 2
 
 
-def leap_month(year: int) -> int:
-    return GetBitInt(Converter.lunar_month_days[year - _FIRST], 4, 13)
-
-
 class ChineseLunar(Calendar):
     name = "chinese_lunar"
     title = "Chinese lunar"

@@ -42,7 +42,7 @@ class Persian(Calendar):
         "khordad": 3, "khordaad": 3, "xordad": 3, "khurdad": 3,
         "tir": 4, "teer": 4,
         "mordad": 5, "amordad": 5, "murdad": 5, "mordaad": 5,
-        "shahrivar": 6, "shahrivar": 6, "shahriwar": 6, "shahrewar": 6,
+        "shahrivar": 6, "shahriwar": 6, "shahrewar": 6,
         "mehr": 7, "mihr": 7, "mehre": 7,
         "aban": 8, "aabaan": 8, "abaan": 8,
         "azar": 9, "adhar": 9, "azer": 9, "aazar": 9,
