@@ -227,6 +227,9 @@ ROWS = [
     # --- An equivalent in another calendar in brackets after the answer ---------------------------------
     # The bracket labels the date inside it, not the answer before it.
     ("heb1", "Final answer: 4 Tammuz 5785 (Gregorian: 30 June 2025)", C),
+    ("lun", "Final answer: 2025-6-24 (lunar: 2025-5-29)", C),             # the target-labelled date wins
+    ("lun", "Final answer: 2025-6-24 (Chinese lunar calendar: 2025-5-29)", C),
+    ("lun", "Final answer: 2025-6-24 (lunar: 2025-5-28)", I),             # labelled, and wrong
     ("heb1", "Final answer: 4 Tammuz 5785 (Gregorian 2025-06-30)", C),
     ("heb1", "Final answer: 4 Tammuz 5785 (corresponding to Gregorian June 30, 2025)", C),
     ("heb1", "Final answer: 4 Tammuz 5785 (in the Hebrew calendar)", C),

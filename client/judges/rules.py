@@ -642,6 +642,11 @@ def _choose(text: str, calendar: str, instance: dict | None) -> _Choice:
             pool = rest
         if flag != "echo":
             hedge_pool = pool
+    # A date the reply itself labels with the target calendar beats an unlabelled one: in
+    # "Final answer: 2025-6-24 (lunar: 2025-5-29)" the lunar answer is the labelled date.
+    explicit = [c for c in pool if f"label:{calendar}" in c.flags]
+    if explicit and len(explicit) < len(pool):
+        pool = explicit
     chosen = pool[0] if pick_first else pool[-1]
     all_echo = all("echo" in c.flags for c in pool)
     # A hedge: another, different date in the same sentence joined to the chosen one by "or".
