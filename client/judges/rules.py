@@ -53,6 +53,8 @@ Content questions (gold is a date in the target calendar)
     is 4 Tammuz 5785. Also ignored: dates negated ("not 5 Tammuz"); dates used as the base of a computation ("3 days after X");
     and echoes of the question's reference date (its own numbers, or the reference date converted
     into the target calendar) — those only when another date remains.
+  * A date the reply labels with the target calendar ("(lunar: 2025-5-29)") is preferred over the
+    unlabelled dates it could be confused with.
   * Two different dates joined by "or" in the chosen sentence -> NOT_ATTEMPTED (hedge), also when
     one of them is the restated reference date ("4 Tammuz 5785 or 5 Tammuz 5785").
   * A month and day with no year -> INCORRECT (a partial answer, DateAugBench rule 4).
