@@ -76,8 +76,8 @@ def _regenerate(path: str, first: int = 1270, last: int = 1490) -> None:
         f.write(")\n")
 
 
+CALENDAR = Persian()
+
 if __name__ == "__main__" and "--regenerate" in sys.argv:
     import os
     _regenerate(os.path.join(os.path.dirname(__file__), "persian_nowruz.py"))
-else:
-    CALENDAR = Persian()
