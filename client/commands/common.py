@@ -70,11 +70,7 @@ def temperature(text: str):
 
 
 def provider(spec: str, **kw):
-    from ..solvers import scripted
-
     try:
-        if spec.strip() in scripted.SCRIPTED:
-            return scripted.make(spec.strip())
         return make_provider(spec, **kw)
     except ModelSpecError as e:
         raise UsageError(str(e)) from None
