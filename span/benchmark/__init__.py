@@ -29,7 +29,7 @@ from .paper.templates import DATE_TEMPLATES, FESTIVAL_TEMPLATES, TEMPLATES, Ques
 from .protocol import (DIRECTIONS, FESTIVAL_PAIRS, ISLAMIC_CALENDAR, ISLAMIC_CONVENTIONS, PAPER_FESTIVALS,
                        calendars_for, check_convention, directions_for, festival_pairs_for, festivals_for,
                        reference_dates)
-from .sampling import stratified_indices
+from .sampling import StratifiedChooser, stratified_indices
 
 __all__ = [
     "TEMPLATES", "DATE_TEMPLATES", "FESTIVAL_TEMPLATES", "QuestionTemplate", "DIRECTIONS", "FESTIVAL_PAIRS",
@@ -42,5 +42,5 @@ __all__ = [
     "UQ_MAX_EVAL_DATE", "UQ_MIN_EVAL_DATE", "calendars_for", "check_convention", "directions_for",
     "festival_pairs_for", "festivals_for", "EXTENDED_PER_DATE", "ParsedExtendedQuestion", "answer_extended",
     "generate_extended", "judge_extended", "FAMILIES", "family_of", "instance_strata", "judge_answer",
-    "count_instances", "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "Options", "TaskFamily", "Verdict",
+    "count_instances", "StratifiedChooser", "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "Options", "TaskFamily", "Verdict",
 ]

@@ -2,9 +2,16 @@
 dimension first), without holding the items — only their keys, counted.
 
 The draw walks a tree of the keys: at each level it takes the next child in a seeded shuffled order, so
-every direction, then every reasoning type inside it, and so on, is visited in turn; a leaf gives its
-items in a seeded shuffled order. ``StratifiedChooser`` does this in two passes over the keys (count,
-then select) so that a caller can stream millions of cheap planned items and build only the chosen ones.
+every direction, then every reasoning type inside it, and so on, is visited in turn; a leaf (one full
+key) gives its items in a seeded shuffled order. ``StratifiedChooser`` does this in two passes over the
+keys (count, then select), so a caller can stream millions of cheap planned items and build only the
+chosen ones.
+
+Memory: a sample over 400 dates with every date format is ~7 M items in ~700,000 leaves, so nothing here
+is an object per item or per leaf: a leaf is a packed integer key and a few slots of flat arrays, and
+only internal nodes are Python lists. The seeded shuffles are made in exactly the order a recursive
+build of the tree makes them (children in sorted order, each node after its children), so the sample
+is the same as that of the plain recursive algorithm.
 """
 
 from __future__ import annotations
@@ -15,37 +22,7 @@ from typing import Iterable
 
 from .errors import GeneratorError
 
-
-class _Node:
-    __slots__ = ("children", "perm", "pos", "done", "chosen", "seen")
-
-    def __init__(self) -> None:
-        self.children: list[_Node] | None = None
-        self.perm: array | None = None   # a leaf: its items' local indices in draw order
-        self.pos = 0
-        self.done = False
-        self.chosen: set[int] = set()    # a leaf: the local indices drawn
-        self.seen = 0                    # a leaf: items met so far in the selecting pass
-
-
-def _draw(node: _Node) -> bool:
-    """Draw one item under `node` (recorded in its leaf's `chosen`); False when it is exhausted."""
-    if node.done:
-        return False
-    if node.perm is not None:
-        if node.pos < len(node.perm):
-            node.chosen.add(node.perm[node.pos])
-            node.pos += 1
-            return True
-        node.done = True
-        return False
-    for _ in range(len(node.children)):
-        child = node.children[node.pos]
-        node.pos = (node.pos + 1) % len(node.children)
-        if _draw(child):
-            return True
-    node.done = True
-    return False
+_BITS = 20  # per level: up to 1 M distinct values
 
 
 def check_size(n) -> int:
@@ -67,50 +44,138 @@ class StratifiedChooser:
         self.n = check_size(n)
         self.seed = seed
         self.total = 0
-        self._raw: dict = {}
-        self._leaves: dict[tuple, _Node] = {}
-        self._counts: dict[tuple, int] = {}
+        self._ids: list[dict[str, int]] = []     # per level: value -> id (first seen first)
+        self._counts: dict[int, int] = {}         # packed ids -> items; after draw(): packed ranks -> leaf
+        self._ranks: list[dict[str, int]] | None = None
         self._all = False
+        # leaves, after draw(): how many of its items were met in pass 2, and the drawn local indices
+        self._seen = array("i")
+        self._chosen: dict[int, set[int]] = {}
+
+    def _pack(self, key: tuple, table: list[dict[str, int]], grow: bool) -> int:
+        if len(table) < len(key):
+            if not grow:
+                raise KeyError(key)
+            table.extend({} for _ in range(len(key) - len(table)))
+        packed = 0
+        for level, part in zip(table, key):
+            part = str(part)
+            i = level.get(part)
+            if i is None:
+                if not grow:
+                    raise KeyError(key)
+                i = level[part] = len(level)
+                if i >= 1 << _BITS:
+                    raise GeneratorError(f"more than {1 << _BITS} distinct strata values at one level; sample fewer dates")
+            packed = (packed << _BITS) | i
+        return packed | (len(key) << (_BITS * len(key)))  # keys of different lengths never collide
 
     def count(self, key: tuple) -> None:
         self.total += 1
-        self._counts[key] = self._counts.get(key, 0) + 1
+        p = self._pack(key, self._ids, True)
+        self._counts[p] = self._counts.get(p, 0) + 1
 
     def draw(self) -> None:
         if self.n >= self.total:
             self._all = True
             return
-        rng = random.Random(f"span/sample/{self.seed}")
-        raw: dict = {}
-        for key in self._counts:   # first-seen order, as the items came
-            node = raw
-            for part in key[:-1]:
-                node = node.setdefault(part, {})
-            node[key[-1]] = key
-        root = self._convert(raw, rng)
+        # children are visited in sorted order of their values: rank every level's values that way
+        self._ranks = [{v: r for r, v in enumerate(sorted(level))} for level in self._ids]
+        back = [{i: self._ranks[lv][v] for v, i in level.items()} for lv, level in enumerate(self._ids)]
+        repacked = [self._repack(p, back) for p in self._counts]
+        counts = array("i", self._counts.values())
+        self._counts = {}
+        order = sorted(range(len(repacked)), key=repacked.__getitem__)
+        # the leaves in tree order (sorted), as a dict packed ranks -> leaf index for select()
+        self._counts = {repacked[i]: li for li, i in enumerate(order)}
+        counts = array("i", (counts[i] for i in order))
+        del repacked, order
+        self._seen = array("i", bytes(len(counts) * array("i").itemsize))
+        # Which item a leaf gives depends on its shuffle, but how many it gives only on its count: draw
+        # once to learn how many each leaf gives, then replay the same shuffles keeping just those.
+        self._leaf_len = counts
+        self._pos = array("i", bytes(len(counts) * array("i").itemsize))
+        root = self._build(self._counts, counts, random.Random(f"span/sample/{self.seed}"), None)
         for _ in range(self.n):
-            if not _draw(root):
+            if not self._draw(root):
                 break
+        del root
+        drawn = {leaf: m for leaf, m in enumerate(self._pos) if m}
+        del self._pos
+        self._build(self._counts, counts, random.Random(f"span/sample/{self.seed}"), drawn)
 
-    def _convert(self, obj, rng: random.Random) -> _Node:
-        n = _Node()
-        if isinstance(obj, tuple):   # a leaf: shuffling its local indices consumes the rng exactly as
-            n.perm = array("l", range(self._counts[obj]))   # shuffling its items would
-            rng.shuffle(n.perm)
-            self._leaves[obj] = n
-        else:
-            n.children = [self._convert(obj[k], rng) for k in sorted(obj, key=str)]
-            rng.shuffle(n.children)
-        return n
+    @staticmethod
+    def _repack(p: int, back: list[dict[int, int]]) -> int:
+        levels = len(back)
+        out = 0
+        for lv in range(levels):
+            i = (p >> (_BITS * (levels - 1 - lv))) & ((1 << _BITS) - 1)
+            out = (out << _BITS) | back[lv][i]
+        return out | (levels << (_BITS * levels))
+
+    def _build(self, leaves: Iterable[int], counts: array, rng: random.Random, keep: dict[int, int] | None
+               ) -> list:
+        """The tree as nested lists [children, pos, done] with leaves as ints (their index); every
+        shuffle made in post-order, children in sorted order — as the recursive build makes them. With
+        ``keep`` (leaf -> how many items it gives), those leaves' first items go to ``_chosen``."""
+        levels = len(self._ids)
+        root: list = [[], 0, False]
+        stack: list[list] = [root]    # the open nodes, root first
+        prev: list[int] | None = None
+        mask = (1 << _BITS) - 1
+        for li, p in enumerate(leaves):
+            path = [(p >> (_BITS * (levels - 1 - lv))) & mask for lv in range(levels)]
+            common = 0
+            if prev is not None:
+                while common < levels - 1 and path[common] == prev[common]:
+                    common += 1
+            while len(stack) - 1 > common:  # close the nodes this leaf is not under
+                node = stack.pop()
+                rng.shuffle(node[0])
+                stack[-1][0].append(node)
+            for _ in range(common, levels - 1):
+                stack.append([[], 0, False])
+            perm = array("i", range(counts[li]))
+            rng.shuffle(perm)
+            if keep is not None and li in keep:
+                self._chosen[li] = set(perm[: keep[li]])
+            stack[-1][0].append(li)
+            prev = path
+        while len(stack) > 1:
+            node = stack.pop()
+            rng.shuffle(node[0])
+            stack[-1][0].append(node)
+        rng.shuffle(root[0])
+        return root
+
+    def _draw(self, node) -> bool:
+        """Draw one item under `node` (counted in its leaf's position); False when it is exhausted."""
+        if isinstance(node, int):
+            pos = self._pos[node]
+            if pos >= self._leaf_len[node]:
+                return False
+            self._pos[node] = pos + 1
+            return True
+        children = node[0]
+        if node[2]:
+            return False
+        for _ in range(len(children)):
+            child = children[node[1]]
+            node[1] = (node[1] + 1) % len(children)
+            if self._draw(child):
+                return True
+        node[2] = True
+        return False
 
     def select(self, key: tuple) -> bool:
         """In the second pass: is this item (the next one with this key) in the sample?"""
         if self._all:
             return True
-        leaf = self._leaves[key]
-        i = leaf.seen
-        leaf.seen += 1
-        return i in leaf.chosen
+        leaf = self._counts[self._pack(key, self._ranks, False)]
+        i = self._seen[leaf]
+        self._seen[leaf] = i + 1
+        chosen = self._chosen.get(leaf)
+        return chosen is not None and i in chosen
 
 
 def stratified_indices(keys: list[tuple], n: int, seed=0) -> list[int]:
@@ -122,9 +187,3 @@ def stratified_indices(keys: list[tuple], n: int, seed=0) -> list[int]:
         chooser.count(k)
     chooser.draw()
     return [i for i, k in enumerate(keys) if chooser.select(k)]
-
-
-def sample_keyed(items: Iterable, keys: list[tuple], n: int, seed=0) -> list:
-    idx = stratified_indices(keys, n, seed)
-    items = list(items)
-    return [items[i] for i in idx]
