@@ -25,7 +25,6 @@ from span.benchmark.jsonl import encode, iter_lines
 from .argtypes import any_int, positive_int
 from .common import MAX_DATES, check_date_count, one_line_errors
 
-HELP = "generate SPAN benchmark instances (JSON Lines) for one or more evaluation dates"
 
 
 _positive_int = positive_int
@@ -163,7 +162,9 @@ def _terminated(signum, frame):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="span-client generate", description=HELP)
+    from . import COMMANDS
+
+    parser = argparse.ArgumentParser(prog="span-client generate", description=COMMANDS["generate"][1])
     configure(parser)
     return run(parser.parse_args(argv))
 
