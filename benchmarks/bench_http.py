@@ -38,7 +38,8 @@ from test_server_hardening import (  # noqa: E402
 
 BASELINE = r'''
 import sys, uvicorn
-import server.http as h, server.logcap as logcap
+import server.transport.http as h, server.transport.logcap as logcap
+from server.transport.security import BearerTokenMiddleware
 logcap.CapFilter.filter = lambda self, record: True
 
 def run_http(server, security, *, host, port, path="/mcp", json_response=False, stateless_http=False,
@@ -47,7 +48,7 @@ def run_http(server, security, *, host, port, path="/mcp", json_response=False, 
                                      stateless_http=stateless_http,
                                      transport_security=security.transport_security, host=host)
     if security.token:
-        app = h.BearerTokenMiddleware(app, security.token)
+        app = BearerTokenMiddleware(app, security.token)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level.lower(), access_log=access_log,
                             lifespan="on", log_config=None)
     sock = config.bind_socket()

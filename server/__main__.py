@@ -7,7 +7,7 @@ import logging
 import sys
 
 from . import server_version
-from .limits import SPECS, LimitError, resolve_limits
+from .transport.limits import SPECS, LimitError, resolve_limits
 
 # Light imports only: the SDK (and the calendar core) load after the arguments are checked, so
 # --help, --version and startup errors answer at once.
@@ -112,7 +112,7 @@ def configure_logging(level: str) -> None:
     # handler. stdout belongs to the protocol under stdio.
     # Every record is capped (long echoed values cut to 80 characters, the message to 1.5 KB): clients
     # choose tool names and arguments, and the SDK logs some of them.
-    from .logcap import CapFilter, CapFormatter
+    from .transport.logcap import CapFilter, CapFormatter
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(CapFormatter("span-server %(levelname)s %(name)s: %(message)s"))
@@ -132,7 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         except LimitError as exc:
             print(f"span-server: error: {exc}", file=sys.stderr)
             return 2
-    from .http import StartupError, resolve_security, run_http
+    from .transport import StartupError
+    from .transport.http import run_http
+    from .transport.security import resolve_security
 
     try:
         if args.transport == "stdio":

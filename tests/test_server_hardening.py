@@ -257,8 +257,8 @@ def test_slow_heads_do_not_lock_out_a_legitimate_client():
 def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_busy():
     """GuardedListener.accept at the cap, in-process: first the connection waiting longest is shed (and
     accepting resumes once it is gone), and when every connection is busy the newcomer gets 503."""
-    from server.guard import ConnectionGuard, GuardedListener
-    from server.limits import HttpLimits
+    from server.transport.guard import ConnectionGuard, GuardedListener
+    from server.transport.limits import HttpLimits
 
     class Conn:
         def __init__(self, since: float, waiting: bool) -> None:
@@ -446,7 +446,7 @@ def test_body_limit_flag_over_env():
 
 
 def test_resolve_limits_precedence_and_file_limit():
-    from server.limits import LimitError, resolve_limits
+    from server.transport.limits import LimitError, resolve_limits
 
     env = {"SPAN_SERVER_MAX_BODY_BYTES": "4096", "SPAN_SERVER_HEADER_TIMEOUT": "2.5"}
     lim = resolve_limits({"max_body_bytes": None, "header_timeout": "3"}, env, nofile=1024)
@@ -510,9 +510,9 @@ async def test_accepted_sockets_get_tcp_nodelay():
     from uvicorn.config import Config
     from uvicorn.server import ServerState
 
-    from server.guard import ConnectionGuard, GuardedListener
-    from server.h11_guard import GuardedH11Protocol
-    from server.limits import HttpLimits
+    from server.transport.guard import ConnectionGuard, GuardedListener
+    from server.transport.h11_guard import GuardedH11Protocol
+    from server.transport.limits import HttpLimits
 
     async def app(scope, receive, send):  # pragma: no cover - never reached
         pass
@@ -596,8 +596,8 @@ def test_signal_ends_process_with_stuck_request(sig, args):
 
 BLOCKED_LOOP_SERVER = """
 import sys, time
-from server.http import serve_app
-from server.limits import HttpLimits
+from server.transport.http import serve_app
+from server.transport.limits import HttpLimits
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
@@ -702,7 +702,7 @@ def test_rude_clients_leave_no_traceback(shared):
 
 
 def test_log_cap_unit():
-    from server.logcap import CapFilter, CapFormatter
+    from server.transport.logcap import CapFilter, CapFormatter
 
     fmt = CapFormatter("%(levelname)s %(name)s: %(message)s")
     cap = CapFilter()

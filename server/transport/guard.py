@@ -19,14 +19,11 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import uvicorn
 
 from .limits import HttpLimits
-
-if TYPE_CHECKING:
-    from .h11_guard import GuardedH11Protocol
 
 logger = logging.getLogger("span.server.http")
 
@@ -72,6 +69,18 @@ class ThrottledLog:
         logger.warning("clients: " + "; ".join(parts).replace("%", "%%"))
 
 
+class GuardedConnection(Protocol):
+    """What the guard needs of a connection (h11_guard.GuardedH11Protocol is the real one; the guard does
+    not import it, so the protocol can import the guard)."""
+
+    phase_since: float  # when the connection entered its current phase (monotonic seconds)
+
+    @property
+    def sheddable(self) -> bool: ...
+
+    def shed(self) -> None: ...
+
+
 class ConnectionGuard:
     """Shared by the listener and every connection: counts descriptors, picks connections to shed."""
 
@@ -80,7 +89,7 @@ class ConnectionGuard:
         self.cap = limits.max_connections
         self.pending = 0   # accepted, protocol not yet attached (asyncio hands them over a turn later)
         self.closing = 0   # shed by us; their descriptor is freed when connection_lost runs
-        self.connections: dict[GuardedH11Protocol, None] = {}
+        self.connections: dict[GuardedConnection, None] = {}
         self.log = ThrottledLog({
             "shed": "closed {n} idle or incomplete connection(s) to stay within --max-connections "
                     f"{self.cap}",
@@ -99,11 +108,11 @@ class ConnectionGuard:
     def live(self) -> int:
         return self.pending + len(self.connections)
 
-    def register(self, conn: GuardedH11Protocol) -> None:
+    def register(self, conn: GuardedConnection) -> None:
         self.pending = max(0, self.pending - 1)
         self.connections[conn] = None
 
-    def unregister(self, conn: GuardedH11Protocol, shed: bool) -> None:
+    def unregister(self, conn: GuardedConnection, shed: bool) -> None:
         if conn in self.connections:
             del self.connections[conn]
             if shed:

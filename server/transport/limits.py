@@ -53,7 +53,6 @@ SPECS = (
          "seconds", "on SIGTERM/SIGINT, how long running requests may finish before they are cancelled; "
                     "the process exits at most 3 s after that in any case"),
 )
-SPEC_BY_NAME = {s.name: s for s in SPECS}
 
 
 @dataclass(frozen=True)
