@@ -28,7 +28,7 @@ def _limits_text() -> str:
     lines = []
     for spec in SPECS:
         default = f"{_default_text(spec)} {spec.unit}" if spec.default is not None else _default_text(spec)
-        lines.append(f"  {spec.flag:<21} {spec.env:<32} default {default}")
+        lines.append(f"  {spec.flag:<23} {spec.env:<33} default {default}")
     return "\n".join(lines)
 
 
@@ -53,8 +53,10 @@ security (streamable-http):
 limits (streamable-http; flag, else environment variable, else default):
 {LIMITS_TEXT}
   A client that trickles bytes cannot extend a deadline. At the connection limit the connection
-  that has waited longest without a complete request is closed; client misbehaviour is logged as
-  at most one summary line per second. Long values are cut in log lines (80 characters each).
+  that has waited longest without a complete request is closed (then the longest-held event
+  stream); client misbehaviour is logged as at most one summary line per second. Long values are
+  cut in log lines (80 characters each). A closed session's id gets 404: the client initializes
+  again. --stateless-http has no sessions.
 
 examples:
   span-server                                   # stdio, for Claude Desktop / VS Code
@@ -100,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     limits = parser.add_argument_group("limits (streamable-http)")
     for spec in SPECS:
         default = _default_text(spec)
-        metavar = {"bytes": "BYTES", "connections": "N"}.get(spec.unit, "SECONDS")
+        metavar = {"bytes": "BYTES", "connections": "N", "sessions": "N"}.get(spec.unit, "SECONDS")
         limits.add_argument(spec.flag, dest=spec.name, metavar=metavar,
                             help=f"{spec.help} (default: {default}; or {spec.env})")
     parser.add_argument("--version", action="version", version=f"span-server {server_version()}")

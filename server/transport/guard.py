@@ -17,13 +17,12 @@ import os
 import socket
 import sys
 import threading
-import time
-from collections import Counter
 from typing import Any, Protocol
 
 import uvicorn
 
 from .limits import HttpLimits
+from .logcap import ThrottledLog
 
 logger = logging.getLogger("span.server.http")
 
@@ -33,40 +32,6 @@ HARD_EXIT_MARGIN = 3.0
 APP_SHUTDOWN_SECONDS = 1.0
 REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
            b"content-length: 33\r\nretry-after: 1\r\nconnection: close\r\n\r\nserver busy: too many connections\n")
-
-
-class ThrottledLog:
-    """Client-caused events (shed, refused, timed out, rejected) counted and logged as one line per interval."""
-
-    def __init__(self, describe: dict[str, str], interval: float = 1.0) -> None:
-        self._describe = describe  # kind -> text with {n}
-        self._interval = interval
-        self._counts: Counter[str] = Counter()
-        self._last = -interval
-        self._pending: asyncio.TimerHandle | None = None
-        self.total: Counter[str] = Counter()
-
-    def count(self, kind: str) -> None:
-        self._counts[kind] += 1
-        self.total[kind] += 1
-        if self._pending is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # outside the loop (tests): report at once
-                self.flush()
-                return
-            delay = max(0.0, self._last + self._interval - time.monotonic())
-            self._pending = loop.call_later(delay, self.flush)
-
-    def flush(self) -> None:
-        self._pending = None
-        if not self._counts:
-            return
-        parts = [self._describe.get(kind, kind + " x{n}").format(n=n) for kind, n in sorted(self._counts.items())]
-        self._counts.clear()
-        self._last = time.monotonic()
-        # One preformatted message, no %-arguments: the log cap would shorten an argument this long.
-        logger.warning("clients: " + "; ".join(parts).replace("%", "%%"))
 
 
 class GuardedConnection(Protocol):

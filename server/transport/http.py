@@ -58,16 +58,26 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        replayed = False
+        body: bytes | None = b"".join(chunks)
+        del chunks
+        downstream: Receive | None = receive
 
         async def replay() -> dict:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-            return await receive()
+            nonlocal body
+            if body is not None:
+                message, body = {"type": "http.request", "body": body, "more_body": False}, None
+                return message
+            if downstream is None:  # the request is over
+                return {"type": "http.disconnect"}
+            return await downstream()
 
-        await self.app(scope, replay, send)
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            # The SDK keeps the request of a session's last message (with this `replay`) until the next
+            # one arrives: without the cut, an abandoned session would hold its closed connection's
+            # protocol, parser and buffers too.
+            downstream = None
 
     async def _too_large(self, send: Send) -> None:
         body = b"request body too large\n"
@@ -79,11 +89,16 @@ class BodyLimitMiddleware:
 
 def build_http_app(server, security: HttpSecurity, *, host: str, path: str = "/mcp",
                    json_response: bool = False, stateless_http: bool = False,
-                   max_body_bytes: int = HttpLimits.max_body_bytes) -> ASGIApp:
+                   limits: HttpLimits = HttpLimits()) -> ASGIApp:
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=path, json_response=json_response, stateless_http=stateless_http,
-        transport_security=security.transport_security, host=host, max_request_body_size=max_body_bytes)
-    app = BodyLimitMiddleware(app, max_body_bytes)
+        transport_security=security.transport_security, host=host, max_request_body_size=limits.max_body_bytes,
+        session_idle_timeout=limits.session_idle_timeout, max_sessions=limits.max_sessions)
+    if not stateless_http:
+        from .sessions import bound_sessions
+
+        bound_sessions(server.session_manager)
+    app = BodyLimitMiddleware(app, limits.max_body_bytes)
     if security.token:  # outermost: no body is read for a request without the token
         app = BearerTokenMiddleware(app, security.token)
     return app
@@ -100,11 +115,12 @@ def run_http(server, security: HttpSecurity, *, host: str, port: int, path: str 
     """Serve with uvicorn until interrupted. Port 0 picks a free port; the URL goes to stderr."""
     limits = limits or HttpLimits()
     app = build_http_app(server, security, host=host, path=path, json_response=json_response,
-                         stateless_http=stateless_http, max_body_bytes=limits.max_body_bytes)
+                         stateless_http=stateless_http, limits=limits)
 
     def announce(bound_port: int) -> None:
         print(f"span-server: streamable HTTP on {url_for(host, bound_port, path)} "
-              f"(health: {url_for(host, bound_port, '/health')}; {security.describe()}; {limits.describe()})",
+              f"(health: {url_for(host, bound_port, '/health')}; {security.describe()}; "
+              f"{limits.describe(sessions=not stateless_http)})",
               file=sys.stderr, flush=True)
 
     serve_app(app, host=host, port=port, limits=limits, log_level=log_level, access_log=access_log,
