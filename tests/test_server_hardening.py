@@ -255,14 +255,16 @@ def test_slow_heads_do_not_lock_out_a_legitimate_client():
 
 
 def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_busy():
-    """GuardedListener.accept at the cap, in-process: first the connection waiting longest is shed (and
-    accepting resumes once it is gone), and when every connection is busy the newcomer gets 503."""
+    """GuardedListener.accept at the cap, in-process: nothing is shed while nobody is waiting; for a
+    newcomer first the connection waiting longest is shed (and accepting resumes once it is gone), and
+    when every connection is busy the newcomer gets 503."""
     from server.transport.guard import ConnectionGuard, GuardedListener
     from server.transport.limits import HttpLimits
 
     class Conn:
         def __init__(self, since: float, waiting: bool) -> None:
             self.phase_since, self.sheddable, self.was_shed = since, waiting, False
+            self.streaming = False
 
         def shed(self) -> None:
             self.was_shed, self.sheddable = True, False
@@ -277,6 +279,9 @@ def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_
     listener = GuardedListener.wrap(plain, guard)
     listener.listen(8)
     listener.setblocking(False)  # as asyncio uses it
+    with pytest.raises(BlockingIOError):  # at the cap with nobody waiting: nothing is closed
+        listener.accept()
+    assert not older.was_shed and guard.closing == 0 and guard.log.total["shed"] == 0
     clients = [socket.create_connection(listener.getsockname()) for _ in range(2)]
     try:
         time.sleep(0.05)
@@ -364,6 +369,54 @@ def test_keep_alive_idle_timeout_and_malformed_requests(short_deadlines):
     err = srv.stderr()
     assert "Traceback" not in err, err
     assert err.count("malformed request(s)") >= 1
+
+
+def _head(size: int, port: int) -> bytes:
+    """A complete GET /health request whose head is `size` bytes."""
+    start = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Pad: ".encode()
+    return start + b"p" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+def _answers(sock: socket.socket) -> list[bytes]:
+    """The status codes of every response on `sock` until the server closes it."""
+    data = b""
+    sock.settimeout(5)
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except OSError:
+        pass
+    return re.findall(rb"HTTP/1.1 (\d{3}) ", data)
+
+
+@pytest.mark.parametrize("size", [20_000, 100_000])
+@pytest.mark.parametrize("how", ["one-piece", "trickled"])
+def test_request_head_limit_holds_however_the_head_arrives(short_deadlines, size, how):
+    """Done-when: a complete 20–100 KB request head gets 431 whether it is written in one piece (before:
+    it reached the application, 200) or trickled in 1 KB pieces; it never reaches the application."""
+    srv = short_deadlines
+    data = _head(size, srv.port)
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    if how == "one-piece":
+        s.sendall(data)
+    else:
+        for i in range(0, len(data), 1024):
+            s.sendall(data[i:i + 1024])
+            time.sleep(0.002)
+    assert _answers(s) == [b"431"]
+    s.close()
+
+
+def test_request_head_limit_per_request_on_a_kept_alive_connection(short_deadlines):
+    """The limit counts each request's own head: a 15 KB head passes, and on the same connection (and in
+    one write with the request before it) a 20 KB head is 431."""
+    srv = short_deadlines
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    s.sendall(_head(15_000, srv.port) + _head(15_000, srv.port) + _head(20_000, srv.port))
+    assert _answers(s) == [b"200", b"200", b"431"]
+    s.close()
+    time.sleep(1.2)
+    assert "request(s) 431: head over the 16 KiB limit" in srv.stderr()
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ and a uvicorn Server that always exits after SIGTERM/SIGINT.
 Why accept() itself is guarded: asyncio accepts up to `backlog` sockets per wake-up before any
 protocol sees them, so a cap enforced only in connection_made lets a burst run the process out of
 file descriptors, and asyncio then logs a traceback per failed accept(). `GuardedListener.accept`
-counts descriptors as they are taken: at the cap it closes the connection that has waited longest
-without a complete request (its descriptor is freed on the next loop turn, when accepting resumes),
-and when every connection is busy with a request it answers the newcomer 503 and closes it.
+counts descriptors as they are taken: at the cap, when a newcomer is waiting, it closes the connection
+that has waited longest without a complete request (its descriptor is freed on the next loop turn,
+when accepting resumes), or if there is none the event stream held longest; when every connection
+is busy with a request it answers the newcomer 503 and closes it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import select
 import socket
 import sys
 import threading
@@ -41,7 +43,10 @@ class GuardedConnection(Protocol):
     phase_since: float  # when the connection entered its current phase (monotonic seconds)
 
     @property
-    def sheddable(self) -> bool: ...
+    def sheddable(self) -> bool: ...  # waiting: idle, or a request head or body not complete yet
+
+    @property
+    def streaming(self) -> bool: ...  # holding an event stream open (GET /mcp): busy, but sheddable last
 
     def shed(self) -> None: ...
 
@@ -58,13 +63,16 @@ class ConnectionGuard:
         self.log = ThrottledLog({
             "shed": "closed {n} idle or incomplete connection(s) to stay within --max-connections "
                     f"{self.cap}",
+            "shed_stream": "closed {n} event stream(s) held longest to stay within --max-connections "
+                           f"{self.cap}",
             "refused": "refused {n} connection(s) with 503 (all " + str(self.cap) + " connections busy)",
             "head_timeout": "closed {n} connection(s) without a complete request head after "
                             f"{limits.header_timeout:g} s",
             "body_timeout": "closed {n} connection(s) without a complete request body after "
                             f"{limits.body_timeout:g} s",
             "too_large": "answered {n} request(s) 413: body over --max-body-bytes " + str(limits.max_body_bytes),
-            "bad_request": "answered {n} malformed request(s) 400/431",
+            "bad_request": "answered {n} malformed request(s) 400",
+            "head_too_large": "answered {n} request(s) 431: head over the 16 KiB limit",
             "upgrade": "ignored {n} protocol-upgrade request(s)",
             "accept_error": "accept() failed {n} time(s) (out of file descriptors?)",
         })
@@ -84,17 +92,20 @@ class ConnectionGuard:
                 self.closing = max(0, self.closing - 1)
 
     def shed_one(self) -> bool:
-        """Close the connection that has waited longest without a complete request; False if all are busy."""
-        victim, oldest = None, float("inf")
-        for conn in self.connections:
-            if conn.sheddable and conn.phase_since < oldest:
-                victim, oldest = conn, conn.phase_since
-        if victim is None:
-            return False
-        self.closing += 1
-        victim.shed()
-        self.log.count("shed")
-        return True
+        """Close the connection that has waited longest without a complete request, else the event stream
+        held longest (MCP lets a server close its GET stream at any time; the client reconnects, and our
+        tools never send on it); False if every connection is busy with a request."""
+        for wanted, kind in (("sheddable", "shed"), ("streaming", "shed_stream")):
+            victim, oldest = None, float("inf")
+            for conn in self.connections:
+                if getattr(conn, wanted) and conn.phase_since < oldest:
+                    victim, oldest = conn, conn.phase_since
+            if victim is not None:
+                self.closing += 1
+                victim.shed()
+                self.log.count(kind)
+                return True
+        return False
 
 
 class GuardedListener(socket.socket):
@@ -115,8 +126,14 @@ class GuardedListener(socket.socket):
                 conn, addr = super().accept()  # BlockingIOError when the backlog is empty ends asyncio's loop
                 guard.pending += 1
                 return conn, addr
-            if guard.closing or guard.shed_one():
+            if guard.closing:
                 # A descriptor is being freed; asyncio retries on the next turn (the listener stays readable).
+                raise BlockingIOError
+            if not self._someone_waiting():
+                # asyncio calls accept() again after each success until the backlog is empty: at the cap
+                # that last call must not close a connection for a newcomer who is not there.
+                raise BlockingIOError
+            if guard.shed_one():
                 raise BlockingIOError
             conn, _ = super().accept()
             try:
@@ -127,6 +144,12 @@ class GuardedListener(socket.socket):
             finally:
                 conn.close()
             guard.log.count("refused")
+
+
+    def _someone_waiting(self) -> bool:
+        poll = select.poll()
+        poll.register(self.fileno(), select.POLLIN)
+        return bool(poll.poll(0))
 
 
 class GuardedServer(uvicorn.Server):
