@@ -135,16 +135,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"span-server: error: {exc}", file=sys.stderr)
             return 2
     from .transport import StartupError
-    from .transport.http import run_http
-    from .transport.security import resolve_security
 
     try:
         if args.transport == "stdio":
             from .app import build_server
 
             server = build_server(log_level=args.log_level)
-            server.run("stdio")
+            server.run("stdio")  # SpanServer.run_stdio_async: lines that are no message get an error
             return 0
+        from .transport.http import run_http
+        from .transport.security import resolve_security
+
         if not 0 <= args.port <= 65535:
             raise StartupError(f"--port must be 0–65535, got {args.port}")
         if not args.path.startswith("/"):

@@ -734,7 +734,7 @@ def test_rude_clients_leave_no_traceback(shared):
         (post + body, True),                      # gone before the answer
         (post + body[:10], True),                 # gone mid-body
         (f"POST /mcp HTTP/1.1\r\n{head}Transfer-Encoding: chunked\r\n\r\nZZ\r\nhi\r\n".encode(), False),
-        (f"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n".encode(),
+        (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
          False),
         (b"GET /h\xc3\xa9\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", False),
         (b"GET /%ff%fe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", False),

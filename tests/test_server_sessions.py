@@ -8,14 +8,13 @@ test_server_hardening.py). The memory figure before/after is in benchmarks/bench
 from __future__ import annotations
 
 import http.client
-import json
 import socket
 import threading
 import time
 
 import pytest
 
-from test_server_hardening import CALL, PROTOCOL, _answered, _env, span_server
+from test_server_hardening import PROTOCOL, _answered, _env, span_server
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "abandoning-client", "version": "0"}}}
