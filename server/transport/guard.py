@@ -95,11 +95,10 @@ class ConnectionGuard:
         """Close the connection that has waited longest without a complete request, else the event stream
         held longest (MCP lets a server close its GET stream at any time; the client reconnects, and our
         tools never send on it); False if every connection is busy with a request."""
-        for wanted, kind in (("sheddable", "shed"), ("streaming", "shed_stream")):
-            victim, oldest = None, float("inf")
-            for conn in self.connections:
-                if getattr(conn, wanted) and conn.phase_since < oldest:
-                    victim, oldest = conn, conn.phase_since
+        waiting = [conn for conn in self.connections if conn.sheddable]
+        streams = [conn for conn in self.connections if conn.streaming] if not waiting else []
+        for candidates, kind in ((waiting, "shed"), (streams, "shed_stream")):
+            victim = min(candidates, key=lambda conn: conn.phase_since, default=None)
             if victim is not None:
                 self.closing += 1
                 victim.shed()
