@@ -85,7 +85,7 @@ def test_startup_errors_are_one_line(args, env, words):
 def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, refused):
     from mcp.server.transport_security import TransportSecurityMiddleware
 
-    from server.http import resolve_security
+    from server.transport.security import resolve_security
 
     monkeypatch.setenv("SPAN_SERVER_TOKEN", TOKEN)
     monkeypatch.delenv("SPAN_SERVER_ALLOWED_HOSTS", raising=False)
@@ -99,7 +99,8 @@ def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, ref
 
 
 def test_resolve_security_env_hosts(monkeypatch):
-    from server.http import StartupError, resolve_security
+    from server.transport import StartupError
+    from server.transport.security import resolve_security
 
     monkeypatch.delenv("SPAN_SERVER_TOKEN", raising=False)
     monkeypatch.setenv("SPAN_SERVER_ALLOWED_HOSTS", "mcp.example.com")
