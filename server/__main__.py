@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from . import server_version
+from .version import server_version
 from .transport.limits import SPECS, LimitError, resolve_limits
 
 # Light imports only: the SDK (and the calendar core) load after the arguments are checked, so

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from . import server_version
+from .version import server_version
 from . import tools as _tools
 
 logger = logging.getLogger("span.server")
