@@ -70,8 +70,9 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="span-server",
-        description="SPAN MCP server: exact conversions, festivals and date arithmetic across the "
-                    "Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka and Persian calendars. "
+        description="SPAN MCP server: exact conversions, festivals and date arithmetic across eleven "
+                    "calendars: the SPAN paper's six (Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka, "
+                    "Persian) and Julian, Coptic, Ethiopian, Islamic (Umm al-Qura) and Korean lunar. "
                     "Tools: search_calendar, date_arithmetic, date_difference, list_calendars.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio",
