@@ -1,0 +1,272 @@
+"""The response cache (``--cache``): a model reply, stored under the hash of the request that produced
+it, served again for the same request in any run folder.
+
+* **Key**: sha256 of the request's whole content as canonical JSON — the provider's configuration (kind
+  and model in its label, API, base URL, temperature, max tokens: everything ``Provider.config()``
+  records, so a setting added there later can only split the cache, never merge two requests), the
+  system prompt, the native messages, the tool definitions and the *epoch* (the attempt number under
+  ``--epochs``, so K attempts are K requests). A file name is the 64-character hash, whatever the size
+  of the request.
+* **Only answers are stored**: a request that raised (:class:`ProviderError`, a timeout, a cancelled
+  run) leaves nothing behind, so an error is never served.
+* **Safe to share between processes**: an entry is written to a private temporary file in its final
+  folder and renamed into place (atomic on POSIX), so a reader sees a whole entry or none; two writers
+  of one key both write the same answer.
+* **Private**: folders 0700, files 0600; a cache folder owned by another user is refused (its entries
+  would be answers someone else chose).
+* **A damaged entry is a miss**: undecodable, of another format, too large, or holding another key —
+  the request is sent again and the entry rewritten.
+
+Default folder: ``$XDG_CACHE_HOME/span-toolkit`` (an absolute XDG_CACHE_HOME only, as the XDG spec
+says), else ``~/.cache/span-toolkit``; ``--cache-dir`` to choose another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .providers.base import ModelReply, Provider, ToolCall
+
+CACHE_FORMAT = 1
+SUBDIR = f"responses-v{CACHE_FORMAT}"
+MAX_ENTRY_BYTES = 16 * 1024 * 1024  # a reply is a few KB; a larger file is not ours
+
+
+class CacheError(Exception):
+    """The cache folder cannot be used (one line for the user)."""
+
+
+def default_cache_dir() -> Path:
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "span-toolkit"
+
+
+# ------------------------------------------------------------------------------------------ attempt scope
+@dataclass
+class CacheTally:
+    """The cache's answers for one instance's attempt (the run records them on its result line)."""
+
+    hits: int = 0
+    misses: int = 0
+
+
+_epoch: ContextVar[int] = ContextVar("span_epoch", default=1)
+_tally: ContextVar[CacheTally | None] = ContextVar("span_cache_tally", default=None)
+
+
+@contextlib.contextmanager
+def attempt_scope(epoch: int = 1) -> Iterator[CacheTally]:
+    """Every model request made inside belongs to attempt ``epoch`` (part of the cache key) and is
+    counted in the yielded tally. Context variables follow asyncio tasks, so this is per instance."""
+    tally = CacheTally()
+    t1, t2 = _epoch.set(epoch), _tally.set(tally)
+    try:
+        yield tally
+    finally:
+        _epoch.reset(t1)
+        _tally.reset(t2)
+
+
+def current_epoch() -> int:
+    return _epoch.get()
+
+
+# ------------------------------------------------------------------------------------------------- keys
+def request_content(config: dict, system: str, messages: list, tools: list | None, epoch: int) -> dict:
+    return {"format": CACHE_FORMAT, "provider": config, "system": system, "messages": messages,
+            "tools": tools or None, "epoch": epoch}
+
+
+def request_key(content: dict) -> str:
+    """sha256 hex of canonical JSON; TypeError when the request holds something JSON cannot say."""
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------ replies
+def reply_to_dict(reply: ModelReply) -> dict:
+    return {"text": reply.text, "stop_reason": reply.stop_reason, "assistant_message": reply.assistant_message,
+            "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
+            "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments, "raw_arguments": c.raw_arguments,
+                            "error": c.error} for c in reply.tool_calls]}
+
+
+def _opt(value: Any, kind: type | tuple) -> Any:
+    if value is not None and not isinstance(value, kind):
+        raise ValueError(f"expected {kind}, got {type(value).__name__}")
+    return value
+
+
+def reply_from_dict(d: Any) -> ModelReply:
+    """The stored reply, checked field by field (ValueError: not a reply this code wrote)."""
+    if not isinstance(d, dict) or not isinstance(d.get("assistant_message"), dict):
+        raise ValueError("not a stored reply")
+    calls = []
+    for c in _opt(d.get("tool_calls"), list) or []:
+        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not isinstance(c.get("name"), str):
+            raise ValueError("bad tool call")
+        calls.append(ToolCall(id=c["id"], name=c["name"], arguments=_opt(c.get("arguments"), dict),
+                              raw_arguments=_opt(c.get("raw_arguments"), str), error=_opt(c.get("error"), str)))
+    for k in ("input_tokens", "output_tokens"):
+        if isinstance(d.get(k), bool):
+            raise ValueError(f"bad {k}")
+    return ModelReply(text=_opt(d.get("text"), str), tool_calls=calls, stop_reason=_opt(d.get("stop_reason"), str),
+                      assistant_message=d["assistant_message"], input_tokens=_opt(d.get("input_tokens"), int),
+                      output_tokens=_opt(d.get("output_tokens"), int))
+
+
+# -------------------------------------------------------------------------------------------------- store
+class ResponseCache:
+    """Entries at ``<root>/responses-v1/<2 hex>/<64 hex>.json``."""
+
+    def __init__(self, root: Path | str | None = None):
+        self.root = Path(root).expanduser() if root is not None else default_cache_dir()
+        self.dir = self.root / SUBDIR
+        self.stored = self.corrupt = self.store_errors = 0
+        self._warned = False
+        self._private_dir(self.root, create_parents=True)
+        self._private_dir(self.dir)
+
+    @staticmethod
+    def _private_dir(path: Path, create_parents: bool = False) -> None:
+        try:
+            if create_parents:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.mkdir(mode=0o700)
+            except FileExistsError:
+                pass
+            st = path.lstat()
+        except OSError as e:
+            raise CacheError(f"cannot use the cache folder {path}: {e.strerror or e}") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise CacheError(f"cache folder {path} is not a folder (a symlink or file is not accepted); "
+                             f"choose another with --cache-dir")
+        if st.st_uid != os.getuid():
+            raise CacheError(f"cache folder {path} belongs to another user (uid {st.st_uid}): its entries "
+                             f"would be answers someone else wrote; choose another with --cache-dir")
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.chmod(path, 0o700)
+
+    def path(self, key: str) -> Path:
+        if len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+            raise ValueError("a cache key is 64 lowercase hex digits")
+        return self.dir / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> ModelReply | None:
+        p = self.path(key)
+        try:
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None  # absent (or unreadable: a miss, and the put below replaces it)
+        try:
+            with os.fdopen(fd, "rb") as f:
+                data = f.read(MAX_ENTRY_BYTES + 1)
+            if len(data) > MAX_ENTRY_BYTES:
+                raise ValueError("entry too large")
+            entry = json.loads(data)
+            if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
+                raise ValueError("entry of another key or format")
+            return reply_from_dict(entry.get("reply"))
+        except (OSError, ValueError, TypeError, RecursionError):
+            self.corrupt += 1
+            return None
+
+    def put(self, key: str, reply: ModelReply) -> bool:
+        """Store atomically; False (and one warning on stderr per run) when the disk refuses."""
+        p = self.path(key)
+        tmp = None
+        try:
+            data = json.dumps({"format": CACHE_FORMAT, "key": key, "reply": reply_to_dict(reply)},
+                              ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            if not p.parent.is_dir():
+                self._private_dir(p.parent)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")  # created 0600
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, p)
+            tmp = None
+            self.stored += 1
+            return True
+        except (OSError, CacheError, TypeError, ValueError) as e:
+            self.store_errors += 1
+            if not self._warned:
+                self._warned = True
+                print(f"span-client: warning: the response cache could not store a reply ({e}); the run goes "
+                      f"on without storing", file=sys.stderr)
+            return False
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+
+
+class CachingProvider(Provider):
+    """A provider whose replies go through a :class:`ResponseCache`: a hit sends no request. Everything
+    but ``generate`` is the wrapped provider's (so run.json and resume settings do not change with
+    ``--cache``)."""
+
+    def __init__(self, inner: Provider, cache: ResponseCache):
+        self.inner = inner
+        self.cache = cache
+        self.label = inner.label
+        self.is_llm = inner.is_llm
+        self.supports_tools = inner.supports_tools
+        self.requires_tools = inner.requires_tools
+        self.hits = self.misses = 0
+
+    def __getattr__(self, name: str) -> Any:  # model, base_url, client (the pre-flight check reads them)
+        inner = self.__dict__.get("inner")
+        if inner is None:
+            raise AttributeError(name)
+        return getattr(inner, name)
+
+    def initial_messages(self, question: str) -> list[dict]:
+        return self.inner.initial_messages(question)
+
+    def tool_definitions(self, tools):
+        return self.inner.tool_definitions(tools)
+
+    def tool_result_messages(self, results):
+        return self.inner.tool_result_messages(results)
+
+    def config(self) -> dict:
+        return self.inner.config()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def key(self, system: str, messages: list[dict], tools: list[dict] | None) -> str | None:
+        try:
+            return request_key(request_content(self.inner.config(), system, messages, tools, current_epoch()))
+        except (TypeError, ValueError):
+            return None  # not JSON: asked live, never cached
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        key = self.key(system, messages, tools)
+        tally = _tally.get()
+        if key is not None:
+            reply = self.cache.get(key)
+            if reply is not None:
+                self.hits += 1
+                if tally is not None:
+                    tally.hits += 1
+                return reply
+        reply = await self.inner.generate(system, messages, tools, timeout)  # raises: nothing is stored
+        self.misses += 1
+        if tally is not None:
+            tally.misses += 1
+        if key is not None:
+            self.cache.put(key, reply)
+        return reply
