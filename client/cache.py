@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .providers.base import ModelReply, Provider, ToolCall
+from .providers.wrapper import WrappedProvider
 
 CACHE_FORMAT = 1
 SUBDIR = f"responses-v{CACHE_FORMAT}"
@@ -86,6 +87,11 @@ def current_epoch() -> int:
 def request_content(config: dict, system: str, messages: list, tools: list | None, epoch: int) -> dict:
     return {"format": CACHE_FORMAT, "provider": config, "system": system, "messages": messages,
             "tools": tools or None, "epoch": epoch}
+
+
+def key_of(provider: Provider, system: str, messages: list, tools: list | None) -> str:
+    """The key of one request of ``provider`` in the current attempt (the cache's and the batch's)."""
+    return request_key(request_content(provider.config(), system, messages, tools, current_epoch()))
 
 
 def request_key(content: dict) -> str:
@@ -212,44 +218,19 @@ class ResponseCache:
                     os.unlink(tmp)
 
 
-class CachingProvider(Provider):
+class CachingProvider(WrappedProvider):
     """A provider whose replies go through a :class:`ResponseCache`: a hit sends no request. Everything
     but ``generate`` is the wrapped provider's (so run.json and resume settings do not change with
     ``--cache``)."""
 
     def __init__(self, inner: Provider, cache: ResponseCache):
-        self.inner = inner
+        super().__init__(inner)
         self.cache = cache
-        self.label = inner.label
-        self.is_llm = inner.is_llm
-        self.supports_tools = inner.supports_tools
-        self.requires_tools = inner.requires_tools
         self.hits = self.misses = 0
-
-    def __getattr__(self, name: str) -> Any:  # model, base_url, client (the pre-flight check reads them)
-        inner = self.__dict__.get("inner")
-        if inner is None:
-            raise AttributeError(name)
-        return getattr(inner, name)
-
-    def initial_messages(self, question: str) -> list[dict]:
-        return self.inner.initial_messages(question)
-
-    def tool_definitions(self, tools):
-        return self.inner.tool_definitions(tools)
-
-    def tool_result_messages(self, results):
-        return self.inner.tool_result_messages(results)
-
-    def config(self) -> dict:
-        return self.inner.config()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     def key(self, system: str, messages: list[dict], tools: list[dict] | None) -> str | None:
         try:
-            return request_key(request_content(self.inner.config(), system, messages, tools, current_epoch()))
+            return key_of(self.inner, system, messages, tools)
         except (TypeError, ValueError):
             return None  # not JSON: asked live, never cached
 

@@ -44,15 +44,22 @@ class AnthropicProvider(Provider):
     def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
         return to_anthropic_tools(tools)
 
+    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
+        """The Messages request parameters (also the ``params`` of one Message Batches request)."""
+        body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
+                                "messages": messages}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if tools:
+            body["tools"] = tools
+        return body
+
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         sdk = self._sdk
-        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
-                                  "messages": messages}
-        if self.temperature is not None:
+        kwargs = self.request_body(system, messages, tools)
+        if "temperature" in kwargs:
             # The Messages API of anthropic 2.x has no sampling parameters; send one only when asked for.
-            kwargs["extra_body"] = {"temperature": self.temperature}
-        if tools:
-            kwargs["tools"] = tools
+            kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}
         if timeout:
             kwargs["timeout"] = timeout
         try:
@@ -61,6 +68,10 @@ class AnthropicProvider(Provider):
             raise provider_error(e, sdk, api="Anthropic", schema="Messages", endpoint=self.endpoint,
                                  timeout=timeout) from e
         return _reply(resp)
+
+    def reply_from_message(self, message: Any) -> ModelReply:
+        """A Message (a Message Batches ``succeeded`` result) as a reply."""
+        return _reply(message)
 
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
         blocks = []

@@ -46,19 +46,23 @@ class OpenAIProvider(Provider):
     def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
         return to_openai_tools(tools)
 
-    async def generate(self, system, messages, tools, timeout) -> ModelReply:
-        sdk = self._sdk
-        kwargs: dict[str, Any] = {"model": self.model,
-                                  "messages": [{"role": "system", "content": system}, *messages]}
+    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
+        """The Chat Completions request body (also one line of a Batch API input file)."""
+        body: dict[str, Any] = {"model": self.model, "messages": [{"role": "system", "content": system}, *messages]}
         if self.temperature is not None:  # None (--temperature none): reasoning models reject any temperature
-            kwargs["temperature"] = self.temperature
+            body["temperature"] = self.temperature
         # OpenAI's own API wants max_completion_tokens; compatible servers still speak max_tokens.
-        kwargs["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
+        body["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
         if tools:
-            kwargs["tools"] = tools
+            body["tools"] = tools
             # said explicitly: llama-cpp-python's function-calling formats leave the tools out of the prompt
             # when a request names no tool_choice
-            kwargs["tool_choice"] = "auto"
+            body["tool_choice"] = "auto"
+        return body
+
+    async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        sdk = self._sdk
+        kwargs = self.request_body(system, messages, tools)
         if timeout:
             kwargs["timeout"] = timeout
         try:
@@ -67,6 +71,15 @@ class OpenAIProvider(Provider):
             raise provider_error(e, sdk, api="OpenAI", schema="Chat Completions", endpoint=self.endpoint,
                                  timeout=timeout) from e
         return _reply(resp, compatible=self.compatible)
+
+    def reply_from_body(self, body: Any) -> ModelReply:
+        """A chat.completion object as JSON (a Batch API output line's ``response.body``) as a reply."""
+        if not isinstance(body, dict):
+            raise ProviderError("malformed reply from the OpenAI Batch API: the body is not an object",
+                                retryable=False)
+        from openai.types.chat import ChatCompletion
+
+        return _reply(ChatCompletion.construct(**body), compatible=self.compatible)  # leniently, as the SDK does
 
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
         # Chat Completions has no is_error flag: the error text itself tells the model.
