@@ -30,11 +30,10 @@ import os
 import stat
 import sys
 import tempfile
-from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from .metering import current_epoch, current_meter
 from .providers.base import ModelReply, Provider, ToolCall
 from .providers.wrapper import WrappedProvider
 
@@ -51,36 +50,6 @@ def default_cache_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
     return base / "span-toolkit"
-
-
-# ------------------------------------------------------------------------------------------ attempt scope
-@dataclass
-class CacheTally:
-    """The cache's answers for one instance's attempt (the run records them on its result line)."""
-
-    hits: int = 0
-    misses: int = 0
-
-
-_epoch: ContextVar[int] = ContextVar("span_epoch", default=1)
-_tally: ContextVar[CacheTally | None] = ContextVar("span_cache_tally", default=None)
-
-
-@contextlib.contextmanager
-def attempt_scope(epoch: int = 1) -> Iterator[CacheTally]:
-    """Every model request made inside belongs to attempt ``epoch`` (part of the cache key) and is
-    counted in the yielded tally. Context variables follow asyncio tasks, so this is per instance."""
-    tally = CacheTally()
-    t1, t2 = _epoch.set(epoch), _tally.set(tally)
-    try:
-        yield tally
-    finally:
-        _epoch.reset(t1)
-        _tally.reset(t2)
-
-
-def current_epoch() -> int:
-    return _epoch.get()
 
 
 # ------------------------------------------------------------------------------------------------- keys
@@ -219,9 +188,9 @@ class ResponseCache:
 
 
 class CachingProvider(WrappedProvider):
-    """A provider whose replies go through a :class:`ResponseCache`: a hit sends no request. Everything
-    but ``generate`` is the wrapped provider's (so run.json and resume settings do not change with
-    ``--cache``)."""
+    """A provider whose replies go through a :class:`ResponseCache`: a hit sends no request (and is counted
+    in the attempt's meter). Everything but ``generate`` is the wrapped provider's (so run.json and
+    resume settings do not change with ``--cache``)."""
 
     def __init__(self, inner: Provider, cache: ResponseCache):
         super().__init__(inner)
@@ -236,18 +205,16 @@ class CachingProvider(WrappedProvider):
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         key = self.key(system, messages, tools)
-        tally = _tally.get()
         if key is not None:
             reply = self.cache.get(key)
             if reply is not None:
                 self.hits += 1
-                if tally is not None:
-                    tally.hits += 1
+                meter = current_meter()
+                if meter is not None:
+                    meter.cache_hits += 1
                 return reply
         reply = await self.inner.generate(system, messages, tools, timeout)  # raises: nothing is stored
         self.misses += 1
-        if tally is not None:
-            tally.misses += 1
         if key is not None:
             self.cache.put(key, reply)
         return reply

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from client.batch import BatchAnsweredProvider, BatchDriver, BatchError, backend_for
-from client.cache import attempt_scope, key_of
+from client.cache import key_of
+from client.metering import attempt_scope
 from client.providers import ProviderError
 from client.providers.anthropic_provider import AnthropicProvider
 from client.providers.openai_provider import OpenAIProvider

@@ -10,8 +10,10 @@ import stat
 
 import pytest
 
-from client.cache import (CacheError, CachingProvider, ResponseCache, attempt_scope, default_cache_dir,
-                          reply_from_dict, reply_to_dict)
+from client.cache import (CacheError, CachingProvider, ResponseCache, default_cache_dir, reply_from_dict,
+                          reply_to_dict)
+from client.metering import MeteredProvider, attempt_scope
+from client.pricing import resolve_price
 from client.providers import ProviderError
 from client.providers.anthropic_provider import AnthropicProvider
 from client.providers.base import ModelReply, ToolCall
@@ -64,12 +66,16 @@ async def test_every_part_of_the_request_is_in_the_key(tmp_path):
         for n, (p, system, msgs, tools) in enumerate(variants, start=2):
             await p.generate(system, msgs, tools, 10)
             assert fake.count == n, f"variant {n - 2} was served from the cache"
-        with attempt_scope(epoch=2) as tally:  # the epoch: a second attempt is a new request
-            await base.generate(SYSTEM, _msgs(), None, 10)
-        assert fake.count == len(variants) + 2 and (tally.hits, tally.misses) == (0, 1)
-        with attempt_scope(epoch=2) as tally:
-            await base.generate(SYSTEM, _msgs(), None, 10)
-        assert fake.count == len(variants) + 2 and (tally.hits, tally.misses) == (1, 0)
+        metered = CachingProvider(MeteredProvider(_openai(fake)), cache)  # the same requests, counted
+        with attempt_scope(epoch=2) as meter:  # the epoch: a second attempt is a new request
+            await metered.generate(SYSTEM, _msgs(), None, 10)
+        assert fake.count == len(variants) + 2
+        assert (meter.cache_hits, meter.requests, meter.input_tokens, meter.output_tokens) == (0, 1, 11, 7)
+        with attempt_scope(epoch=2) as meter:
+            await metered.generate(SYSTEM, _msgs(), None, 10)
+        assert fake.count == len(variants) + 2
+        assert (meter.cache_hits, meter.requests, meter.input_tokens) == (1, 0, 0)  # a hit bills nothing
+        assert meter.cost(resolve_price("openai/gpt-4o")) == 0.0
 
 
 async def test_another_base_url_is_another_key(tmp_path):
