@@ -10,7 +10,7 @@ import numpy as np
 from span import CALENDAR_NAMES, get_calendar
 from span.benchmark import families
 
-from . import stats, tokens as tok_mod, validity
+from . import scale, stats, tokens as tok_mod, validity
 from .loading import Series
 
 CALENDAR_ORDER = tuple(CALENDAR_NAMES)  # the paper's order, from the calendar core
@@ -272,4 +272,5 @@ def analyse(series_list: list[Series], *, n_resamples: int, seed: int,
         "code_runs": code_runs(series_list),
         "agreement": agreement(series_list),
         "validity": validity.umm_al_qura_check(series_list),
+        "scale": [scale.scale_block(s) for s in series_list],
     }

@@ -7,12 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..rundir import RunFolder, RunFolderError
+from ..passk import attempt_of
 from ..rundir.folder import RESULTS
 
 # the fields the report uses; the rest (messages, tool results...) is dropped to keep memory small
 _KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "source_calendar",
          "target_calendar", "template_id", "mode", "model", "final_answer", "stop_reason", "usage",
-         "error", "verdicts", "primary_judge", "correct", "gold", "answer", "code_runs")
+         "error", "verdicts", "primary_judge", "correct", "gold", "answer", "code_runs", "epoch")
+# what the scale section (client.report.scale) reads of every attempt
+_ATTEMPT = ("id", "epoch", "correct", "reasoning_type", "question_format", "direction", "eval_date",
+            "cost_usd", "requests", "batch_requests", "cache_hits")
 
 MODE_ORDER = {"unaided": 0, "with_tools": 1, "time_agent": 2}
 
@@ -26,10 +30,11 @@ class Run:
     path: Path
     meta: dict
     summary: dict | None
-    records: list[dict]
+    records: list[dict]  # one per instance: its first attempt (the arms are compared instance by instance)
     warnings: list[str] = field(default_factory=list)
     truncated_last_line: bool = False
     n_bad_lines: int = 0
+    attempts: list[dict] = field(default_factory=list)  # every attempt (--epochs), few fields each
 
     @property
     def label(self) -> str:
@@ -83,9 +88,11 @@ def load_run(path: str | Path) -> Run:
     summary = summary_rec.to_dict() if summary_rec is not None else None
 
     records: list[dict] = []
+    attempts: list[dict] = []
     bad: list[int] = []
     truncated = False
-    seen: set[str] = set()
+    seen: set[tuple[str, int]] = set()
+    first: dict[str, int] = {}  # id -> index in records of its lowest attempt so far
     n_dupes = n_no_id = n_lines = 0
     try:
         for line in folder.read_lines():  # streamed: files with full transcripts can be hundreds of MB
@@ -101,15 +108,25 @@ def load_run(path: str | Path) -> Run:
                 continue
             obj = line.obj
             rid = str(obj["id"])
-            if rid in seen:
+            attempt = attempt_of(obj)
+            if (rid, attempt) in seen:
                 n_dupes += 1
                 continue
-            seen.add(rid)
+            seen.add((rid, attempt))
             rec = _slim(obj)
             rec["id"] = rid
             rec.setdefault("model", meta.get("model") or "unknown")
             rec.setdefault("mode", meta.get("mode") or "unknown")
-            records.append(rec)
+            att = {k: rec.get(k, obj.get(k)) for k in _ATTEMPT}
+            att.update(id=rid, epoch=attempt, model=rec["model"], mode=rec["mode"])
+            if "cost_usd" not in obj:
+                att.pop("cost_usd")
+            attempts.append(att)
+            if rid not in first:
+                first[rid] = len(records)
+                records.append(rec)
+            elif attempt < attempt_of(records[first[rid]]):  # lines come in finishing order
+                records[first[rid]] = rec
     except OSError as exc:
         raise RunInputError(f"{results}: unreadable ({exc})") from exc
     if truncated:
@@ -121,7 +138,7 @@ def load_run(path: str | Path) -> Run:
     if n_no_id:
         warnings.append(f"{results}: {n_no_id} line(s) without an instance id skipped")
     if n_dupes:
-        warnings.append(f"{results}: {n_dupes} duplicate instance id(s); the first occurrence kept")
+        warnings.append(f"{results}: {n_dupes} duplicate instance id(s) (same attempt); the first occurrence kept")
     if not records:
         why = "is empty" if not n_lines else "has no usable result line"
         raise RunInputError(f"{results} {why}")
@@ -129,7 +146,7 @@ def load_run(path: str | Path) -> Run:
     if missing_correct:
         warnings.append(f"{results}: {missing_correct} line(s) have no 'correct' field; "
                         f"counted as unscored")
-    return Run(p, meta, summary, records, warnings, truncated, len(bad))
+    return Run(p, meta, summary, records, warnings, truncated, len(bad), attempts=attempts)
 
 
 @dataclass
@@ -139,6 +156,7 @@ class Series:
     mode: str
     records: list[dict]
     sources: list[str]
+    attempts: list[dict] = field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -165,6 +183,7 @@ def group_series(runs: list[Run]) -> tuple[list[Series], list[str]]:
     seen: dict[tuple[str, str], set[str]] = {}
     dupes: dict[tuple[str, str], int] = {}
     for run in runs:
+        accepted: dict[tuple[str, str], set[str]] = {}
         for rec in run.records:
             key = (str(rec.get("model")), str(rec.get("mode")))
             s = by_key.get(key)
@@ -178,6 +197,11 @@ def group_series(runs: list[Run]) -> tuple[list[Series], list[str]]:
                 continue
             seen[key].add(rec["id"])
             s.records.append(rec)
+            accepted.setdefault(key, set()).add(rec["id"])
+        for a in run.attempts:  # every attempt of the instances this run contributed
+            key = (str(a.get("model")), str(a.get("mode")))
+            if a["id"] in accepted.get(key, ()):
+                by_key[key].attempts.append(a)
     for key, n in dupes.items():
         warnings.append(f"{key[0]} / {key[1]}: {n} instance id(s) appear in more than one run folder; "
                         f"the first occurrence kept")
