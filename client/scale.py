@@ -1,0 +1,131 @@
+"""Putting the scale pieces around one run: the provider stack (response cache, meter, Batch API answers),
+the attempts a run still owes (``--epochs``, resumed per attempt), the batch phase of ``--batch``, and
+the run's figures (spend, cache hits, mean / pass@k / pass^k) for the summary and the console."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable, Iterator
+
+from .batch import BatchAnsweredProvider, BatchDriver, Collected, CollectingProvider, backend_for
+from .cache import CachingProvider, ResponseCache
+from .metering import MeteredProvider, attempt_scope
+from .passk import attempt_of, epoch_metrics
+from .pricing import Price, format_usd
+from .providers.base import ModelReply, Provider, ProviderError
+from .rundir.batches import BatchRecords
+
+BATCH_ARMS = ("unaided",)
+BATCH_REFUSAL = ("--batch answers the unaided arm only: a with-tools or Time Agent instance needs the model's "
+                 "reply before it can send its next request, and a batch answers everything at once, up to 24 h "
+                 "later; run that arm without --batch")
+
+
+def provider_stack(provider: Provider, *, cache_dir: Path | str | None = None, use_cache: bool = False,
+                   batch_answers: dict[str, ModelReply | ProviderError] | None = None) -> Provider:
+    """``CachingProvider(MeteredProvider(provider or its batch answers))`` — scripted agents as they are
+    (they cost nothing and answer instantly)."""
+    if not provider.is_llm:
+        return provider
+    inner: Provider = provider
+    if batch_answers is not None:
+        inner = MeteredProvider(BatchAnsweredProvider(provider, batch_answers), batch=True)
+    else:
+        inner = MeteredProvider(provider)
+    if use_cache or cache_dir is not None:
+        inner = CachingProvider(inner, ResponseCache(cache_dir))
+    return inner
+
+
+def attempts_to_do(instances: Iterable[dict], epochs: int, done: set[tuple[str, int]]
+                   ) -> Iterator[tuple[dict, int]]:
+    """(instance, attempt) pairs not yet in the run folder, attempt 1 of every instance first (a run stopped
+    early has every instance's first answer before any second one)."""
+    pending: list[dict] = []
+    for inst in instances:
+        if (str(inst["id"]), 1) not in done:
+            yield inst, 1
+        if epochs > 1:
+            pending.append(inst)
+    for e in range(2, epochs + 1):
+        for inst in pending:
+            if (str(inst["id"]), e) not in done:
+                yield inst, e
+
+
+def done_attempts(lines: Iterable[dict]) -> set[tuple[str, int]]:
+    return {(str(line.get("id")), attempt_of(line)) for line in lines}
+
+
+async def collect_batch(provider: Provider, solve: Callable[[Provider, dict], Awaitable[Any]],
+                        todo: Iterable[tuple[dict, int]], folder: Path, *, poll_every: float,
+                        say: Callable[[str], None], sleep: Callable[[float], Awaitable[None]] | None = None,
+                        cache: ResponseCache | None = None) -> dict[str, ModelReply | ProviderError]:
+    """The batch phase of ``--batch``: run the solver over the attempts with a provider that only records
+    the request it would send (the same code builds it as in a live run), drop those the cache already
+    answers, submit the rest through the provider's Batch API (or resume waiting for the batch an earlier
+    run submitted) and return every answer by request key."""
+    collecting = CollectingProvider(provider)
+    for inst, epoch in todo:
+        with attempt_scope(epoch):
+            try:
+                await solve(collecting, inst)
+            except Collected:
+                pass
+    bodies = collecting.bodies
+    if cache is not None:
+        bodies = {k: b for k, b in bodies.items() if cache.get(k) is None}
+    if not bodies:
+        return {}
+    owner = {"model": provider.label, "endpoint": getattr(provider, "endpoint", None)}
+    kw = {"sleep": sleep} if sleep is not None else {}
+    driver = BatchDriver(backend_for(provider), BatchRecords(folder), owner, poll_every=poll_every, say=say, **kw)
+    return await driver.collect(bodies)
+
+
+def run_figures(lines: Iterable[dict], epochs: int, price: Price | None) -> dict[str, Any]:
+    """The summary's scale fields: spend, requests, cache hits and (``--epochs`` > 1) mean / pass@k / pass^k."""
+    lines = list(lines)
+    metered = [ln for ln in lines if "requests" in ln or "cache_hits" in ln]
+    out: dict[str, Any] = {}
+    if metered:
+        costs = [ln.get("cost_usd") for ln in metered]
+        known = [c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
+        n_ids = len({ln.get("id") for ln in metered})
+        out["cost"] = {
+            "usd": sum(known) if len(known) == len(metered) else None,
+            "usd_known_part": sum(known),
+            "usd_per_instance": sum(known) / n_ids if len(known) == len(metered) and n_ids else None,
+            "n_unknown": len(metered) - len(known),
+            "price": price.describe() if price else None,
+        }
+        out["requests"] = sum(int(ln.get("requests") or 0) for ln in metered)
+        out["batch_requests"] = sum(int(ln.get("batch_requests") or 0) for ln in metered)
+        out["cache_hits"] = sum(int(ln.get("cache_hits") or 0) for ln in metered)
+    if epochs > 1:
+        out["epochs"] = epoch_metrics(lines, epochs)
+    return out
+
+
+def figures_text(fig: dict[str, Any]) -> list[str]:
+    """Console lines for :func:`run_figures`."""
+    out = []
+    e = fig.get("epochs")
+    if e:
+        k = e["k"]
+        pct = (lambda x: "–" if x is None else f"{100 * x:.2f}%")
+        out.append(f"attempts: {k} per instance; mean accuracy {pct(e['mean_accuracy'])}, pass@{k} "
+                   f"{pct(e['pass_at_k'])}, pass^{k} {pct(e['pass_hat_k'])} ({e['n_instances_with_k']}/"
+                   f"{e['n_instances']} instances with {k} scored attempts)")
+    c = fig.get("cost")
+    if c:
+        if c["usd"] is not None:
+            spend = f"{format_usd(c['usd'])} ({format_usd(c['usd_per_instance'])} per instance)"
+        elif c["price"] is None:
+            spend = "unknown (no price for this model: --price-in/--price-out)"
+        else:
+            spend = f"unknown for {c['n_unknown']} attempts ({format_usd(c['usd_known_part'])} known)"
+        out.append(f"cost: {spend}; requests sent {fig['requests']}"
+                   + (f", through the Batch API {fig['batch_requests']}" if fig.get("batch_requests") else "")
+                   + f", answered by the cache {fig['cache_hits']}")
+    return out
