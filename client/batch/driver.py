@@ -17,6 +17,7 @@ instead of paying for it twice:
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from datetime import datetime, timezone
@@ -89,8 +90,6 @@ class BatchDriver:
         return answers
 
     def _chunks(self, keys: list[str], bodies: dict[str, dict]) -> list[list[str]]:
-        import json
-
         chunks: list[list[str]] = []
         cur: list[str] = []
         size = 0
