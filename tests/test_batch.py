@@ -4,6 +4,7 @@ resumes polling the same batch, an interrupted submission, chunking, and no live
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -243,3 +244,22 @@ def test_a_damaged_batches_file_is_refused_not_ignored(tmp_path):
     (tmp_path / "batches.json").write_text("{not json")
     with pytest.raises(RunFolderError, match="may still be running"):
         BatchRecords(tmp_path).load()
+
+
+async def test_junk_in_the_output_file_answers_nothing_it_should_not(tmp_path):
+    with FakeOpenAIBatch(doubling) as fake:
+        p = _provider("openai", fake)
+        bodies = _bodies(p, QUESTIONS[:3])
+        keys = sorted(bodies)
+        fake.junk = [
+            "not json", "[1, 2]", "{}", json.dumps({"custom_id": 7}),
+            json.dumps({"custom_id": "someone-else", "response": {"status_code": 200, "body": {"choices": []}}}),
+            json.dumps({"custom_id": keys[1], "response": "x", "error": "y"}),  # odd shapes: an error, no crash
+            # a second line for one of ours: neither answer is taken
+            json.dumps({"custom_id": keys[0], "response": {"status_code": 200, "body": "a string"}})]
+        answers = await _driver(p, tmp_path).collect(bodies)
+        assert set(answers) == set(bodies)  # nothing answered that was not asked
+        assert "two results for this request" in str(answers[keys[0]])
+        assert "two results for this request" in str(answers[keys[1]])
+        assert not isinstance(answers[keys[2]], ProviderError)  # the untouched one is answered
+        await p.aclose()

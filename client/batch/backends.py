@@ -97,6 +97,7 @@ class OpenAIBatches:
         out: Results = {}
         if progress.error:
             return out  # the driver records every request of a failed batch as failed, with its reason
+        seen: set[str] = set()
         for fid in self._files:
             if not fid:
                 continue
@@ -106,17 +107,27 @@ class OpenAIBatches:
                 raise self._error(e) from e
             for raw in content.text.splitlines():
                 if raw.strip():
-                    self._one(raw, out, progress.status)
+                    cid = self._one(raw, out, progress.status)
+                    if cid is not None and cid in seen:  # never pick one of two answers to one request
+                        out[cid] = ProviderError("the OpenAI batch output holds two results for this request",
+                                                 retryable=False, kind="batch")
+                    seen.add(cid)
         return out
 
-    def _one(self, raw: str, out: Results, status: str) -> None:
+    def _one(self, raw: str, out: Results, status: str) -> str | None:
+        """Read one output or error line into ``out``; its custom_id (None: not a result line)."""
         try:
             line = json.loads(raw)
             cid = line["custom_id"]
-        except (ValueError, KeyError, TypeError):
-            return  # not a result line; its request stays unanswered (the driver says so)
-        resp, err = line.get("response") or {}, line.get("error")
-        code = resp.get("status_code") if isinstance(resp, dict) else None
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
+            return None  # not a result line; its request stays unanswered (the driver says so)
+        if not isinstance(cid, str):
+            return None
+        resp = line.get("response")
+        resp = resp if isinstance(resp, dict) else {}
+        err = line.get("error")
+        err = err if isinstance(err, dict) else ({"message": str(err)} if err else None)
+        code = resp.get("status_code")
         if code == 200 and not err:
             try:
                 out[cid] = self.provider.reply_from_body(resp.get("body"))
@@ -124,13 +135,16 @@ class OpenAIBatches:
                 out[cid] = e
             except Exception as e:  # noqa: BLE001 - a body the SDK's types cannot hold is this line's error
                 out[cid] = ProviderError(f"malformed reply in the OpenAI batch output: {e}", retryable=False)
-            return
-        body = resp.get("body") if isinstance(resp, dict) else None
-        msg = ((body or {}).get("error") or {}).get("message") if isinstance(body, dict) else None
-        if isinstance(err, dict):
+            return cid
+        body = resp.get("body")
+        inner = body.get("error") if isinstance(body, dict) else None
+        msg = inner.get("message") if isinstance(inner, dict) else (inner if isinstance(inner, str) else None)
+        if err:
             msg = msg or err.get("message") or err.get("code")
-        out[cid] = ProviderError(f"OpenAI batch request failed ({code or (err or {}).get('code') or status}): "
-                                 f"{msg or 'no reason given'}", retryable=False, status=code, kind="batch")
+        why = code or (err or {}).get("code") or status
+        out[cid] = ProviderError(f"OpenAI batch request failed ({why}): {str(msg or 'no reason given')[:500]}",
+                                 retryable=False, status=code if isinstance(code, int) else None, kind="batch")
+        return cid
 
 
 class AnthropicBatches:
@@ -173,8 +187,14 @@ class AnthropicBatches:
         out: Results = {}
         try:
             stream = await self.client.messages.batches.results(batch_id)
+            seen: set[str] = set()
             async for item in stream:
                 r = item.result
+                if item.custom_id in seen:  # never pick one of two answers to one request
+                    out[item.custom_id] = ProviderError("the Anthropic batch results hold two results for this "
+                                                        "request", retryable=False, kind="batch")
+                    continue
+                seen.add(item.custom_id)
                 if r.type == "succeeded":
                     try:
                         out[item.custom_id] = self.provider.reply_from_message(r.message)

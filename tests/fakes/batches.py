@@ -85,10 +85,13 @@ class _BatchMixin:
 
 
 class FakeOpenAIBatch(_BatchMixin, FakeOpenAI):
-    def __init__(self, policy, polls: int = 0, outcome: str = "completed", **kw):
+    """``junk``: extra lines in the output file (a hostile or broken server), written as given."""
+
+    def __init__(self, policy, polls: int = 0, outcome: str = "completed", junk: list[str] | None = None, **kw):
         super().__init__(policy, **kw)
         self._init_batches(polls, outcome)
         self.files: dict[str, dict] = {}
+        self.junk = junk or []
 
     # ----------------------------------------------------------------------------------------- routes
     def batch_post(self, h: _BatchHandler) -> bool:
@@ -217,8 +220,10 @@ class FakeOpenAIBatch(_BatchMixin, FakeOpenAI):
         for kind, rows in (("output_file_id", out), ("error_file_id", err)):
             if rows:
                 fid = "file-" + uuid.uuid4().hex[:24]
-                self.files[fid] = {"data": "".join(json.dumps(r) + "\n" for r in rows).encode(),
-                                   "purpose": "batch_output"}
+                text = "".join(json.dumps(r) + "\n" for r in rows)
+                if kind == "output_file_id":
+                    text += "".join(j + "\n" for j in self.junk)
+                self.files[fid] = {"data": text.encode(), "purpose": "batch_output"}
                 b[kind] = fid
         b["counts"] = {"total": len(lines), "completed": len(out), "failed": len(err)}
 
