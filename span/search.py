@@ -63,6 +63,8 @@ def convert(d: CalendarDate, targets: Iterable[str] | str | None = None) -> dict
     return {name: (d if name == d.calendar else CalendarDate.from_ordinal(name, n)) for name in names}
 
 
+_DISPUTED_SIX = tuple(c for c in CALENDAR_NAMES if c in _disputes.DISPUTED_CALENDARS)
+
 _SCHEMAS = ("use either {calendar, year, month, day[, is_lunar_leap_month]} for a date, "
             "or {calendar, year, festival_name} for a festival")
 
@@ -123,11 +125,10 @@ def search_calendar(calendar_name=None, year=None, month=None, day=None, festiva
         if get_calendar(name).has_leap_months:
             out[f"{name}_is_leap_month"] = other.is_leap_month
     disputed = {}
-    for name in _disputes.DISPUTED_CALENDARS:
-        if name in CALENDAR_NAMES or name in extra:
-            split = _disputes._lookup(name, n)
-            if split is not None:
-                disputed[result_key(name)] = split.as_dict()
+    for name in _DISPUTED_SIX + tuple(extra):
+        split = _disputes._lookup(name, n)
+        if split is not None:
+            disputed[result_key(name)] = split.as_dict()
     if disputed:
         out["disputed"] = disputed
     return out
