@@ -26,7 +26,8 @@ LAST_YEAR = ummalqura.HIJRI_RANGE[1][0]
 assert len(_RAW_STARTS) == (LAST_YEAR - FIRST_YEAR + 1) * 12 + 1
 # Where the other two sources (ICU, the `ummalqura` package) agree against hijridate, the majority
 # wins (consensus.py; ORACLES.md): one month, Shawwal 1485 AH.
-_STARTS = tuple(UMM_AL_QURA_MONTH_STARTS.get((FIRST_YEAR + i // 12, i % 12 + 1), n) for i, n in enumerate(_RAW_STARTS))
+_STARTS = tuple(UMM_AL_QURA_MONTH_STARTS.get((FIRST_YEAR + i // 12, i % 12 + 1), n)
+                for i, n in enumerate(_RAW_STARTS))
 
 
 class IslamicUmmAlQura(Calendar):

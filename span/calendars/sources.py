@@ -24,6 +24,8 @@ Voices (span/calendars/ORACLES.md says why):
 
 The test-only packages above must be installed (pip install -e '.[test]') and Node on the PATH.
 tests/test_calendar_consensus.py recomputes everything here and compares it with the files.
+Why one module of ~600 lines: the readers of the eleven sources, the vote and the two file formats
+change together (a new source is a reader, a voice and a CSV column), and none of it runs in span.
 """
 
 from __future__ import annotations
@@ -470,7 +472,8 @@ def csv_rows(calendar: str, days: list[Day]) -> list[dict[str, str]]:
 
     def verdict(d: Day) -> str:
         if d.disputed:
-            return "disputed: " + ("tie" if d.majority is None else "delta_t")
+            return "disputed: " + ", ".join(why for why, on in (("tie", d.majority is None),
+                                                                ("delta_t", d.dt_dependent)) if on)
         return "majority"
 
     rows, run = [], None
@@ -585,7 +588,8 @@ def render_consensus(results: dict[str, tuple[dict, list]]) -> str:
     for calendar in CALENDARS:
         lines.append(f"    {calendar!r}: (")
         for first, last, segs, why in results[calendar][1]:
-            lines.append(f"        ({first}, {last}, {segs!r},  # {date.fromordinal(first)} … {date.fromordinal(last)}")
+            span_text = f"{date.fromordinal(first)} … {date.fromordinal(last)}"
+            lines.append(f"        ({first}, {last}, {segs!r},  # {span_text}")
             lines.append(f"         {why!r}),")
         lines.append("    ),")
     lines.append("}")
