@@ -333,7 +333,9 @@ def server():
 
 
 async def test_tools_mark_every_disputed_day(server):
+    import jsonschema
     async with Client(server) as client:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
         for calendar in disputes.DISPUTED_CALENDARS:
             for n in sorted(disputes.disputed_days(calendar)):
                 g = date.fromordinal(n)
@@ -345,6 +347,8 @@ async def test_tools_mark_every_disputed_day(server):
                 want = f"other reading {split.display()}: {split.reason}"
                 sc = r.structured_content
                 assert (sc.get(calendar) or sc["more"][calendar])["disputed"] == want
+                if n == min(disputes.disputed_days(calendar)):  # the published schema admits the marker
+                    jsonschema.validate(sc, schemas["search_calendar"])
                 assert f"{calendar}: " in r.content[0].text and f"[disputed, {want}]" in r.content[0].text
         r = await client.call_tool("search_calendar", {"calendar": "gregorian", "year": 2057, "month": 10,
                                                        "day": 28})
@@ -352,10 +356,13 @@ async def test_tools_mark_every_disputed_day(server):
 
 
 async def test_arithmetic_and_difference_tools_carry_the_marker(server):
+    import jsonschema
     async with Client(server) as client:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
         r = await client.call_tool("date_arithmetic", {"calendar": "gregorian", "year": 2057, "month": 10,
                                                        "day": 1, "days": 6})
         assert not r.is_error
+        jsonschema.validate(r.structured_content, schemas["date_arithmetic"])
         res = r.structured_content["result"]["chinese_lunar"]
         assert res["numeric"] == "2057-9-9" and res["disputed"].startswith("other reading 2057-9-10: ")
         assert "chinese_lunar: 2057-9-9 [disputed, other reading 2057-9-10: " in r.content[0].text
@@ -370,6 +377,7 @@ async def test_arithmetic_and_difference_tools_carry_the_marker(server):
             "start": {"calendar": "gregorian", "year": 2063, "month": 1, "day": 1},
             "end": {"calendar": "umm al-qura", "year": 1343, "month": 8, "day": 5}})
         assert not r.is_error
+        jsonschema.validate(r.structured_content, schemas["date_difference"])
         assert r.structured_content["end"]["disputed"] == \
             "other reading 6 Shaban 1343: sources split 1-1; no third source before 1356 AH"
         assert "disputed" not in r.structured_content["start"]
