@@ -24,7 +24,7 @@ Voices (span/calendars/ORACLES.md says why):
 
 The test-only packages above must be installed (pip install -e '.[test]') and Node on the PATH.
 tests/test_calendar_consensus.py recomputes everything here and compares it with the files.
-Why one module of ~600 lines: the readers of the eleven sources, the vote and the two file formats
+Why this module is long: the readers of the eleven sources, the vote and the two file formats
 change together (a new source is a reader, a voice and a CSV column), and none of it runs in span.
 """
 
