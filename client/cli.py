@@ -27,6 +27,7 @@ _HELP = {
     "report": "report accuracy breakdowns, confidence intervals, significance tests and figures for runs",
     "tools": "list the MCP server's tools or call one (no LLM involved)",
     "demo": "offline end-to-end with the scripted agents: generate, evaluate, report (no API key)",
+    "export": "write a run folder as an inspect_ai log (open it with `inspect view`)",
 }
 
 

@@ -8,4 +8,5 @@ COMMANDS = {
     "report": "client.commands.report",
     "tools": "client.commands.tools",
     "demo": "client.commands.demo",
+    "export": "client.commands.export",
 }
