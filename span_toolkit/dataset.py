@@ -59,7 +59,11 @@ def instances(date: Any = None, *, sample: int | None = None, seed: int = 0, pol
     if sample is not None:
         if sample < 1:
             raise ValueError(f"sample must be a positive number of instances, got {sample}")
-        return [dict(i) for i in benchmark.generate_sample(days, sample, **options)]
+        chosen = [dict(i) for i in benchmark.generate_sample(days, sample, **options)]
+        if len(chosen) < sample:
+            raise ValueError(f"sample {sample} is larger than the {len(chosen)} instances of "
+                             f"{len(days)} evaluation date(s); use sample={len(chosen)} or less (or leave it out)")
+        return chosen
     return [dict(i) for i in benchmark.generate_many(days, **options)]
 
 
