@@ -93,9 +93,6 @@ class ScriptedAPI(ModelAPI):
     async def count_text_tokens(self, text: str) -> int:
         return max(1, math.ceil(len(text) / CHARS_PER_TOKEN))
 
-    def max_connections(self) -> int:
-        return 8  # local, CPU-bound agents: more in flight only queues on the machine's cores
-
 
 @modelapi(name="span")
 def span_models() -> type[ModelAPI]:

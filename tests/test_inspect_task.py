@@ -30,9 +30,11 @@ ARMS = [("span/baseline", "unaided"), ("span/reference", "tools"), ("span/refere
 
 
 def _run(tmp_path, model, **task_args):
+    # the task object, not its name: in a checkout, a setuptools *.egg-info at the root (which `pip install
+    # -e` leaves) hides the installed metadata inspect reads the package namespace from, so the name
+    # span_toolkit/span resolves only where the package is installed (tests/test_packaging.py runs it so)
     limit = task_args.pop("limit", None)
-    logs = inspect_eval("span_toolkit/span", task_args=task_args, model=model, limit=limit,
-                        log_dir=str(tmp_path / "logs"), display="none")
+    logs = inspect_eval(span(**task_args), model=model, limit=limit, log_dir=str(tmp_path / "logs"), display="none")
     assert len(logs) == 1
     return logs[0]
 
@@ -175,8 +177,9 @@ OFFLINE_SCRIPT = textwrap.dedent("""
     import span_toolkit._registry
     from inspect_ai import eval as inspect_eval
     model, mode, log_dir = sys.argv[1:4]
-    log = inspect_eval("span_toolkit/span", task_args={"date": "2025-07-01", "mode": mode}, model=model,
-                       limit=2, log_dir=log_dir, display="none")[0]
+    from span_toolkit.task import span
+    log = inspect_eval(span(date="2025-07-01", mode=mode), model=model, limit=2, log_dir=log_dir,
+                       display="none")[0]
     errors = [s.error.message for s in log.samples if s.error]
     print(log.status, len(log.samples), sum(1 for s in log.samples if "span_judge" in (s.scores or {})),
           (log.error.message if log.error else "") + "|".join(errors))
