@@ -10,9 +10,14 @@ socket, no log cap, no body limit; rebuilt in BASELINE below) for before/after f
 3. bodies: 40 concurrent 4 MiB bodies: statuses, RSS before/peak/after (target 413s, growth < 200 MB)
 4. shutdown: SIGTERM with stuck requests (same JSON-RPC id): seconds to exit (target <= 10 s;
    waits at most 20 s)
+5. abandoned sessions (issue 21): N clients that send `initialize` and vanish: RSS growth, seconds,
+   stderr growth, and whether a new client still works (target <= 60 MB for 3,000); with the defaults,
+   then with the SDK's own defaults (--max-sessions 10000 --session-idle-timeout 1800: no cap reached,
+   nothing closed for 30 min)
 
     python benchmarks/bench_http.py               # current server
     python benchmarks/bench_http.py --baseline    # current, then the pre-hardening runner
+    python benchmarks/bench_http.py --only sessions [--baseline] [--sessions 3000]
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,10 +39,12 @@ for p in (ROOT, ROOT / "tests"):
 
 from test_server_hardening import (  # noqa: E402
     MIB, Trickler, _post_big, _raise_own_file_limit, _stuck_requests, span_server)
+from test_server_sessions import abandon, fresh_client_works  # noqa: E402
 
 BASELINE = r'''
 import sys, uvicorn
-import server.http as h, server.logcap as logcap
+import server.transport.http as h, server.transport.logcap as logcap
+from server.transport.security import BearerTokenMiddleware
 logcap.CapFilter.filter = lambda self, record: True
 
 def run_http(server, security, *, host, port, path="/mcp", json_response=False, stateless_http=False,
@@ -47,7 +53,7 @@ def run_http(server, security, *, host, port, path="/mcp", json_response=False, 
                                      stateless_http=stateless_http,
                                      transport_security=security.transport_security, host=host)
     if security.token:
-        app = h.BearerTokenMiddleware(app, security.token)
+        app = BearerTokenMiddleware(app, security.token)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level.lower(), access_log=access_log,
                             lifespan="on", log_config=None)
     sock = config.bind_socket()
@@ -60,6 +66,10 @@ h.run_http = run_http
 from server.__main__ import main
 sys.exit(main(sys.argv[1:]))
 '''
+
+
+CURRENT = ("-m", "server")
+SDK_DEFAULTS = ("--max-sessions", "10000", "--session-idle-timeout", "1800")
 
 
 def keep_alive(launcher, calls: int) -> str:
@@ -145,12 +155,32 @@ def shutdown(launcher) -> str:
     return f"shutdown: SIGTERM with stuck requests: {outcome}"
 
 
+def abandoned_sessions(launcher, count: int, flags: tuple[str, ...] = ()) -> str:
+    with span_server(*flags, token=None, launcher=launcher) as srv:
+        assert fresh_client_works(srv)
+        time.sleep(0.3)
+        base, err = srv.rss_mb(), srv.stderr_size()
+        start = time.monotonic()
+        abandon(srv, count)
+        elapsed = time.monotonic() - start
+        time.sleep(1.5)
+        after = srv.rss_mb()
+        works = fresh_client_works(srv)
+        logged = srv.stderr_size() - err
+    shown = " ".join(flags) or "defaults"
+    return (f"abandoned sessions ({shown}): {count} in {elapsed:.1f} s: RSS {base:.0f} -> {after:.0f} MB "
+            f"(+{after - base:.1f} MB); a new client {'works' if works else 'FAILS'}; stderr +{logged / 1024:.0f} KB")
+
+
 def run(name: str, launcher, args) -> None:
     print(f"== {name}", flush=True)
     print("  " + keep_alive(launcher, args.calls), flush=True)
     print("  " + bodies(launcher, chunked=False), flush=True)
     print("  " + bodies(launcher, chunked=True), flush=True)
     print("  " + shutdown(launcher), flush=True)
+    print("  " + abandoned_sessions(launcher, args.sessions), flush=True)
+    if launcher == CURRENT:
+        print("  " + abandoned_sessions(launcher, args.sessions, SDK_DEFAULTS), flush=True)
     print("  " + slow_heads(launcher, args.connections), flush=True)
 
 
@@ -159,8 +189,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", action="store_true", help="also measure the pre-hardening runner")
     ap.add_argument("--calls", type=int, default=200, help="sequential keep-alive calls (default 200)")
     ap.add_argument("--connections", type=int, default=1100, help="trickling connections (default 1100)")
+    ap.add_argument("--sessions", type=int, default=3000, help="abandoned sessions (default 3000)")
+    ap.add_argument("--only", choices=("sessions",), help="run only this measurement")
     args = ap.parse_args(argv)
-    run("guarded (current)", ("-m", "server"), args)
+    if args.only == "sessions":
+        print("  " + abandoned_sessions(CURRENT, args.sessions), flush=True)
+        print("  " + abandoned_sessions(CURRENT, args.sessions, SDK_DEFAULTS), flush=True)
+        if args.baseline:
+            print("  " + abandoned_sessions(("-c", BASELINE), args.sessions) + " [pre-hardening runner]", flush=True)
+        return 0
+    run("guarded (current)", CURRENT, args)
     if args.baseline:
         run("baseline (pre-hardening runner)", ("-c", BASELINE), args)
     return 0

@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from client.judges.rules import CORRECT, judge_answer  # noqa: E402
 from client.sandbox import Sandbox, bwrap_status, child_paths  # noqa: E402
-from client.timeagent import extract_code, final_answer, scripted_reply  # noqa: E402
+from client.providers.scripted import final_answer, program_for  # noqa: E402
+from client.solvers.timeagent_messages import extract_code  # noqa: E402
 from span.benchmark import generate_instances  # noqa: E402
 
 EXAMPLE_1 = ("day = datetime(2020, 7, 1) - timedelta(days=7)\n"
@@ -84,7 +85,7 @@ async def scripted(day: date, concurrency: int) -> tuple[float, int, int, list[f
         async def one(inst):
             nonlocal wrong
             async with sem:
-                r = await sb.run(extract_code(scripted_reply(inst["question"])))
+                r = await sb.run(extract_code("```python\n" + program_for(inst["question"]) + "```"))
             secs.append(r.seconds)
             if not r.ok or judge_answer(inst, final_answer(r.stdout)).verdict != CORRECT:
                 wrong += 1

@@ -20,17 +20,6 @@ from .commands import common
 from .commands.common import UsageError, one_line_errors, print_err
 from .commands.tools import reorder_call_args
 
-_HELP = {
-    "generate": "generate SPAN instances (JSON Lines) for one date, a list or a range",
-    "eval": "ask a model every instance (unaided, --with-tools or --time-agent); judge; write a run folder",
-    "judge": "re-judge an existing run folder without asking the model again",
-    "report": "report accuracy breakdowns, confidence intervals, significance tests and figures for runs",
-    "tools": "list the MCP server's tools or call one (no LLM involved)",
-    "demo": "offline end-to-end with the scripted agents: generate, evaluate, report (no API key)",
-    "export": "write a run folder as an inspect_ai log (open it with `inspect view`)",
-}
-
-
 def _version() -> str:
     from . import __version__
 
@@ -45,8 +34,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                     "calendar MCP tools or as the paper's Time Agent, judge, report, and query the tools."))
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
-        p = one_line_errors(sub.add_parser(name, help=_HELP[name], description=_HELP[name]))
+    for name, (module_name, summary) in COMMANDS.items():
+        p = one_line_errors(sub.add_parser(name, help=summary, description=summary))
         p.prog = f"span-client {name}"
         if only is None or name == only:
             module = importlib.import_module(module_name)

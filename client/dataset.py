@@ -69,11 +69,6 @@ def iter_file(path: str | Path) -> Iterator[dict]:
         yield obj
 
 
-def read_file(path: str | Path) -> list[dict]:
-    count_file(path)
-    return list(iter_file(path))
-
-
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with Path(path).open("rb") as f:
@@ -88,16 +83,30 @@ def _check_sample(n: int | None, total: int, what: str) -> None:
                            f"use --sample {total} or less (or leave it out for all)")
 
 
-def sample(items: list[dict], n: int | None, seed: int, what: str = "the set") -> list[dict]:
-    """A sample of N instances kept in file order: the generator's stratified sampler when the instances
-    carry its fields, else a seeded uniform sample."""
-    _check_sample(n, len(items), what)
-    if n is None or n == len(items):
-        return items
-    if all("direction" in i and "reasoning_type" in i for i in items):
-        return benchmark.sample_instances(items, n, seed)
-    idx = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[i] for i in idx]
+def _stratifiable(instance: dict) -> bool:
+    return "direction" in instance and "reasoning_type" in instance
+
+
+def sample_file(path: str | Path, n: int, seed: int) -> list[dict]:
+    """A sample of N instances kept in file order, without holding the file: the generator's stratified
+    sampler when every instance carries its fields, else a seeded uniform sample. One pass counts the
+    instances (and their strata), a second keeps the chosen ones."""
+    total = count_file(path)
+    _check_sample(n, total, str(path))
+    if n == total:
+        return list(iter_file(path))
+    chooser = benchmark.StratifiedChooser(n, seed)
+    stratified = True
+    for inst in iter_file(path):
+        if not _stratifiable(inst):
+            stratified = False
+            break
+        chooser.count(benchmark.instance_strata(inst))
+    if stratified:
+        chooser.draw()
+        return [inst for inst in iter_file(path) if chooser.select(benchmark.instance_strata(inst))]
+    keep = set(random.Random(seed).sample(range(total), n))
+    return [inst for i, inst in enumerate(iter_file(path)) if i in keep]
 
 
 def generated(dates: list[str], n: int | None = None, seed: int = 0, *,

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator
 
 import prompts
 
-from .preflight import error_signature
+from .providers.errors import error_signature
 from .progress import Progress
 from .retry import EndpointDown, RetryPolicy
 from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, summarize,

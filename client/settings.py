@@ -42,7 +42,7 @@ def run_settings(cfg: EvalConfig, provider: Any, scorer: Any) -> dict:
     """The settings that define a run (recorded in run.json; a resume must match them)."""
     pc = provider.config()
     if cfg.mode == "time_agent":
-        from .timeagent import prompt_files
+        from .solvers.timeagent_messages import prompt_files
 
         names = list(prompt_files())
     else:

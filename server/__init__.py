@@ -6,19 +6,9 @@ Names are loaded lazily so that `span-server --help` and startup errors do not p
 
 from __future__ import annotations
 
-from importlib import metadata
+from .version import DIST_NAME, server_version
 
-DIST_NAME = "span-toolkit"
-
-__all__ = ["build_server", "server_version"]
-
-
-def server_version() -> str:
-    """The installed package version (serverInfo.version), or a marker when running from a source tree."""
-    try:
-        return metadata.version(DIST_NAME)
-    except metadata.PackageNotFoundError:
-        return "0.0.0+source"
+__all__ = ["DIST_NAME", "build_server", "server_version"]
 
 
 def __getattr__(name: str):

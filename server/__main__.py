@@ -6,8 +6,8 @@ import argparse
 import logging
 import sys
 
-from . import server_version
-from .limits import SPECS, LimitError, resolve_limits
+from .version import server_version
+from .transport.limits import SPECS, LimitError, resolve_limits
 
 # Light imports only: the SDK (and the calendar core) load after the arguments are checked, so
 # --help, --version and startup errors answer at once.
@@ -28,7 +28,7 @@ def _limits_text() -> str:
     lines = []
     for spec in SPECS:
         default = f"{_default_text(spec)} {spec.unit}" if spec.default is not None else _default_text(spec)
-        lines.append(f"  {spec.flag:<21} {spec.env:<32} default {default}")
+        lines.append(f"  {spec.flag:<23} {spec.env:<33} default {default}")
     return "\n".join(lines)
 
 
@@ -53,8 +53,10 @@ security (streamable-http):
 limits (streamable-http; flag, else environment variable, else default):
 {LIMITS_TEXT}
   A client that trickles bytes cannot extend a deadline. At the connection limit the connection
-  that has waited longest without a complete request is closed; client misbehaviour is logged as
-  at most one summary line per second. Long values are cut in log lines (80 characters each).
+  that has waited longest without a complete request is closed (then the longest-held event
+  stream); client misbehaviour is logged as at most one summary line per second. Long values are
+  cut in log lines (80 characters each). A closed session's id gets 404: the client initializes
+  again. --stateless-http has no sessions.
 
 examples:
   span-server                                   # stdio, for Claude Desktop / VS Code
@@ -68,8 +70,9 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="span-server",
-        description="SPAN MCP server: exact conversions, festivals and date arithmetic across the "
-                    "Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka and Persian calendars. "
+        description="SPAN MCP server: exact conversions, festivals and date arithmetic across eleven "
+                    "calendars: the SPAN paper's six (Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka, "
+                    "Persian) and Julian, Coptic, Ethiopian, Islamic (Umm al-Qura) and Korean lunar. "
                     "Tools: search_calendar, date_arithmetic, date_difference, list_calendars.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio",
@@ -100,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     limits = parser.add_argument_group("limits (streamable-http)")
     for spec in SPECS:
         default = _default_text(spec)
-        metavar = {"bytes": "BYTES", "connections": "N"}.get(spec.unit, "SECONDS")
+        metavar = {"bytes": "BYTES", "connections": "N", "sessions": "N"}.get(spec.unit, "SECONDS")
         limits.add_argument(spec.flag, dest=spec.name, metavar=metavar,
                             help=f"{spec.help} (default: {default}; or {spec.env})")
     parser.add_argument("--version", action="version", version=f"span-server {server_version()}")
@@ -112,7 +115,7 @@ def configure_logging(level: str) -> None:
     # handler. stdout belongs to the protocol under stdio.
     # Every record is capped (long echoed values cut to 80 characters, the message to 1.5 KB): clients
     # choose tool names and arguments, and the SDK logs some of them.
-    from .logcap import CapFilter, CapFormatter
+    from .transport.logcap import CapFilter, CapFormatter
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(CapFormatter("span-server %(levelname)s %(name)s: %(message)s"))
@@ -132,15 +135,18 @@ def main(argv: list[str] | None = None) -> int:
         except LimitError as exc:
             print(f"span-server: error: {exc}", file=sys.stderr)
             return 2
-    from .http import StartupError, resolve_security, run_http
+    from .transport import StartupError
 
     try:
         if args.transport == "stdio":
             from .app import build_server
 
             server = build_server(log_level=args.log_level)
-            server.run("stdio")
+            server.run("stdio")  # SpanServer.run_stdio_async: lines that are no message get an error
             return 0
+        from .transport.http import run_http
+        from .transport.security import resolve_security
+
         if not 0 <= args.port <= 65535:
             raise StartupError(f"--port must be 0–65535, got {args.port}")
         if not args.path.startswith("/"):

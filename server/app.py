@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from . import server_version
+from .version import server_version
 from . import tools as _tools
 
 logger = logging.getLogger("span.server")
@@ -194,6 +194,15 @@ class SpanServer(MCPServer):
         super().__init__(*args, tools=tools, **kwargs)
         self._by_name = {t.name: t for t in tools or ()}
         self._schemas = {t.name: t.parameters for t in tools or ()}
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, with a JSON-RPC error for each line that is not a message (transport/stdio.py)
+        instead of silence."""
+        from .transport.stdio import answering_stdio_server
+
+        async with answering_stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream,
+                                            self._lowlevel_server.create_initialization_options())
 
     def _normalize(self, name: str, arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
         props = schema.get("properties", {})

@@ -328,37 +328,12 @@ async def date_difference(
                                 weeks=sign * weeks, remainder_days=sign * rest)
 
 
-_LUNAR = ("chinese_lunar", "korean_lunar")
-_EPAGOMENAL = "5 days, 6 in a leap year (year % 4 == 3)"
-
-
 def _months(cal) -> list[MonthEntry]:
-    if cal.name in _LUNAR:
-        return [MonthEntry(number=n, name=f"Month {n}") for n in range(1, 13)]
-    out = []
-    for n, name in sorted(cal.month_names.items()):
-        note = None
-        if cal.name == "hebrew" and n == 12:
-            name, note = "Adar", "called Adar I in leap years"
-        elif cal.name == "hebrew" and n == 13:
-            note = "leap years only (7 of every 19 years)"
-        elif cal.name in ("coptic", "ethiopian") and n == 13:
-            note = _EPAGOMENAL
-        out.append(MonthEntry(number=n, name=name, note=note))
-    return out
-
-
-_LEAP_MONTH_NOTE = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
-                    "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true.")
-_MONTH_NOTES = {
-    "chinese_lunar": _LEAP_MONTH_NOTE,
-    "korean_lunar": _LEAP_MONTH_NOTE + " Reckoned at Korean time (KASI): a month can start a day later than "
-                                       "the Chinese one, and a leap month can differ.",
-    "hebrew": "Numbered from Nisan (1) although the year number changes on 1 Tishri (7); in leap years "
-              "month 12 is Adar I and month 13 is Adar II.",
-    "coptic": f"12 months of 30 days, then month 13 ({_EPAGOMENAL}).",
-    "ethiopian": f"12 months of 30 days, then Pagume = month 13 ({_EPAGOMENAL}).",
-}
+    """The calendar's months as it names and annotates them; a calendar whose months have no names
+    (the lunar ones: a leap month repeats a number) has twelve, named by its month_name()."""
+    numbers = sorted(cal.month_names) or range(1, 13)
+    return [MonthEntry(number=n, name=cal.month_names.get(n) or cal.month_name(cal.min_year, n),
+                       note=cal.notes_by_month.get(n)) for n in numbers]
 
 
 def _catalog() -> CalendarCatalog:
@@ -368,7 +343,7 @@ def _catalog() -> CalendarCatalog:
         calendars.append(CalendarEntry(
             name=cal.name, title=cal.title, description=cal.description,
             aliases=[a for a in cal.aliases if a != cal.name], has_leap_months=cal.has_leap_months,
-            months=_months(cal), month_note=_MONTH_NOTES.get(cal.name), first_year=cal.min_year, last_year=cal.max_year,
+            months=_months(cal), month_note=cal.month_note, first_year=cal.min_year, last_year=cal.max_year,
             supported_range=cal.range_text(), festivals=_festivals.names(cal.name)))
     fests = [FestivalEntry(name=f.name, calendar=f.calendar, month=None if f.movable else f.month,
                            day=None if f.movable else f.day, rule=f.rule,

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from client.dataset import DatasetError, read_file, sample as sample_file
+from client.dataset import DatasetError, count_file, iter_file, sample_file
 from client.inspect_export import sample_metadata
 from span import benchmark
 
@@ -35,7 +35,10 @@ def instances(date: Any = None, *, sample: int | None = None, seed: int = 0, pol
         if date is not None:
             raise ValueError("give either date or instances (a JSONL file), not both")
         try:
-            return sample_file(read_file(instances_file), sample, seed, what=instances_file)
+            if sample is None:
+                count_file(instances_file)  # every line checked before any model is asked
+                return list(iter_file(instances_file))
+            return sample_file(instances_file, sample, seed)
         except DatasetError as e:
             raise ValueError(str(e)) from None
     if date is None:

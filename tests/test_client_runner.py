@@ -15,7 +15,8 @@ import pytest
 from client.cli import main
 from client.retry import RetryPolicy
 from client.rundir import RunFolder
-from client.providers.base import ProviderError, retry_after_seconds
+from client.providers.base import ProviderError
+from client.providers.errors import retry_after_seconds
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.instances import toy_instances
 from tests.fakes.providers import FakeAnthropic, FakeOpenAI, Malformed, Slow, Status, Text, first_user_text

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-
 import pytest
 
 from client.cli import main
-from client.solvers.scripted import ReferenceAgent
-from span.benchmark import parse_question
+from span.benchmark import family_of, parse_question
 from span.models import parse_dates
 from tests.fakes.providers import FakeOpenAI, Text, ToolCalls, first_user_text
 
 
 def _call(question: str) -> tuple[str, dict]:
-    call = ReferenceAgent._tool_call(parse_question(question))
-    return call.name, call.arguments
+    q = parse_question(question)
+    (call,) = family_of(q).reference_calls(q)
+    return call["name"], call["arguments"]
 
 
 def _written(form: str, name: str, args: dict) -> str:

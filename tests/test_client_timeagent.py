@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from client.cli import main
-from client.timeagent import final_answer, stdout_from_message, write_code
+from client.providers.scripted import final_answer, program_for
+from client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 
 HOSTILE = {
@@ -37,7 +38,7 @@ def coder(body: dict, index: int):
     """A model that writes correct Python for the question, then answers with what it printed."""
     users = [m for m in body["messages"] if m["role"] == "user"]
     if len(users) == 1:
-        return Text("I will compute it.\n```python\n" + write_code(first_user_text(body)) + "```")
+        return Text("I will compute it.\n```python\n" + program_for(first_user_text(body)) + "```")
     return Text("The program printed the answer.\n" + final_answer(stdout_from_message(_last_user(body))))
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import client.commands.generate as cmd
-import span.benchmark.generate as gen
+import span.benchmark.evaldates as gen
 from span import CalendarError
-from span.benchmark import MAX_EVAL_DATE, MIN_EVAL_DATE, ExecutionError, generate_instances
+from span.benchmark import MAX_EVAL_DATE, MIN_EVAL_DATE, ExecutionError, GoldMismatchError, generate_instances
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,10 +112,10 @@ def test_failure_mid_run_leaves_no_partial_file(tmp_path, monkeypatch):
 
     def explode(eval_date, **kw):
         yield from list(generate_instances(eval_date, **kw))[:10]
-        raise gen.GoldMismatchError("boom")
+        raise GoldMismatchError("boom")
 
     monkeypatch.setattr("span.benchmark.jsonl.generate_instances", explode)
-    with pytest.raises(gen.GoldMismatchError):
+    with pytest.raises(GoldMismatchError):
         run_cli("--date", "2025-07-01", "--out", str(out))
     assert list(tmp_path.iterdir()) == []
 
@@ -127,7 +127,7 @@ def test_missing_output_directory(tmp_path, capsys):
 
 def _fails(d: date) -> bool:
     try:
-        for _ in gen.generate_instances(d, polar_negatives=True):
+        for _ in generate_instances(d, polar_negatives=True):
             pass
     except (CalendarError, ExecutionError):
         return True
@@ -146,6 +146,6 @@ def test_eval_date_range_is_tight(monkeypatch):
 
 
 def test_huge_range_step_is_not_a_crash():
-    from span.benchmark.generate import date_range
+    from span.benchmark.evaldates import date_range
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999y") == [date(2025, 7, 1)]
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999w") == [date(2025, 7, 1)]

@@ -8,7 +8,7 @@ import pytest
 from span import CalendarDate, festivals, search_calendar
 from span.benchmark import (GoldMismatchError, PAPER_EVAL_DATES, execute_instance, generate_instances,
                             reference_dates)
-import span.benchmark.generate as gen
+import span.benchmark.paper.build as gen
 
 
 def direct(inst: dict) -> CalendarDate:

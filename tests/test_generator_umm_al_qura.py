@@ -12,9 +12,9 @@ import pytest
 from convertdate import islamic
 from hijridate import Gregorian, Hijri
 
-import span.benchmark.generate as gen
+import span.benchmark.paper.build as gen
 from span import CalendarDate, festivals, search_calendar, shift_date
-from span.benchmark import (INSTANCES_PER_DATE, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
+from span.benchmark import (INSTANCES_PER_DATE, GoldMismatchError, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
                             GeneratorError, ParsedQuestion, execute_instance, generate_instances, generate_many,
                             generate_sample, parse_dates_spec, parse_eval_date, parse_question, sample_instances)
 from span.benchmark.jsonl import encode, iter_lines
@@ -205,7 +205,7 @@ def test_mismatch_with_the_core_stops_generation(monkeypatch):
         return CalendarDate.from_ordinal(d.calendar, d.ordinal + 1) if UQ in (spec.source, spec.target) else d
 
     monkeypatch.setattr(gen, "_direct_answer", off_by_one)
-    with pytest.raises(gen.GoldMismatchError, match="islamic_umm_al_qura"):
+    with pytest.raises(GoldMismatchError, match="islamic_umm_al_qura"):
         list(generate_instances(EVAL, islamic_convention="umm_al_qura"))
 
 
@@ -236,8 +236,9 @@ def test_out_of_range_dates_name_the_umm_al_qura_range():
 
 def test_range_bounds_are_tight(monkeypatch):
     """Each bound is the last day whose instances all exist: one day further, some instance's code fails."""
-    monkeypatch.setattr(gen, "UQ_MIN_EVAL_DATE", date(1920, 1, 1))
-    monkeypatch.setattr(gen, "UQ_MAX_EVAL_DATE", date(2080, 1, 1))
+    import span.benchmark.evaldates as evaldates
+    monkeypatch.setattr(evaldates, "UQ_MIN_EVAL_DATE", date(1920, 1, 1))
+    monkeypatch.setattr(evaldates, "UQ_MAX_EVAL_DATE", date(2080, 1, 1))
     for inside, outside in ((UQ_MIN_EVAL_DATE, UQ_MIN_EVAL_DATE - timedelta(days=1)),
                             (UQ_MAX_EVAL_DATE, UQ_MAX_EVAL_DATE + timedelta(days=1))):
         assert sum(1 for _ in generate_instances(inside, islamic_convention="umm_al_qura")) == 1780

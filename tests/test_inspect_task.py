@@ -267,3 +267,16 @@ async def test_sandbox_environment_runs_python_only_and_keeps_no_files(monkeypat
     finally:
         await SpanSandboxEnvironment.task_cleanup("t", cfg, True)
     assert cfg not in SpanSandboxEnvironment._pools
+
+
+def test_an_instances_file_from_span_client_generate(tmp_path):
+    from client.cli import main as cli_main
+
+    f = tmp_path / "i.jsonl"
+    assert cli_main(["generate", "--date", "2025-07-01", "--sample", "6", "--out", str(f)]) == 0
+    assert len(span(instances_file=str(f)).dataset) == 6
+    assert len(span(instances_file=str(f), sample=2).dataset) == 2
+    with pytest.raises(ValueError, match="either date or instances"):
+        span(date="2025-07-01", instances_file=str(f))
+    with pytest.raises(ValueError, match="no such file"):
+        span(instances_file=str(tmp_path / "missing.jsonl"))

@@ -1,4 +1,4 @@
-"""Fail-fast endpoint check and provider-error classification (client/preflight.py), against small fake
+"""Fail-fast endpoint check and provider-error classification (client/preflight.py, client/providers/errors.py), against small fake
 servers on 127.0.0.1, a closed port, and error texts of real servers."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from client.preflight import (EndpointCheckError, check_model_endpoint, classify_provider_error,
-                              context_overflow_sizes, error_signature)
+from client.preflight import EndpointCheckError, check_model_endpoint
+from client.providers.errors import classify_provider_error, context_overflow_sizes, error_signature
 from client.providers.base import ProviderError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real_model"

@@ -54,9 +54,6 @@ def plausible_date(draw, leap_ok=True):
     return out
 
 
-from span.calendars import MAX_ORDINAL, MIN_ORDINAL  # noqa: E402
-
-
 @st.composite
 def valid_date(draw):
     """A real day in a random calendar (leap months included), as tool arguments."""

@@ -255,14 +255,16 @@ def test_slow_heads_do_not_lock_out_a_legitimate_client():
 
 
 def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_busy():
-    """GuardedListener.accept at the cap, in-process: first the connection waiting longest is shed (and
-    accepting resumes once it is gone), and when every connection is busy the newcomer gets 503."""
-    from server.guard import ConnectionGuard, GuardedListener
-    from server.limits import HttpLimits
+    """GuardedListener.accept at the cap, in-process: nothing is shed while nobody is waiting; for a
+    newcomer first the connection waiting longest is shed (and accepting resumes once it is gone), and
+    when every connection is busy the newcomer gets 503."""
+    from server.transport.guard import ConnectionGuard, GuardedListener
+    from server.transport.limits import HttpLimits
 
     class Conn:
         def __init__(self, since: float, waiting: bool) -> None:
             self.phase_since, self.sheddable, self.was_shed = since, waiting, False
+            self.streaming = False
 
         def shed(self) -> None:
             self.was_shed, self.sheddable = True, False
@@ -277,6 +279,9 @@ def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_
     listener = GuardedListener.wrap(plain, guard)
     listener.listen(8)
     listener.setblocking(False)  # as asyncio uses it
+    with pytest.raises(BlockingIOError):  # at the cap with nobody waiting: nothing is closed
+        listener.accept()
+    assert not older.was_shed and guard.closing == 0 and guard.log.total["shed"] == 0
     clients = [socket.create_connection(listener.getsockname()) for _ in range(2)]
     try:
         time.sleep(0.05)
@@ -366,6 +371,54 @@ def test_keep_alive_idle_timeout_and_malformed_requests(short_deadlines):
     assert err.count("malformed request(s)") >= 1
 
 
+def _head(size: int, port: int) -> bytes:
+    """A complete GET /health request whose head is `size` bytes."""
+    start = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Pad: ".encode()
+    return start + b"p" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+def _answers(sock: socket.socket) -> list[bytes]:
+    """The status codes of every response on `sock` until the server closes it."""
+    data = b""
+    sock.settimeout(5)
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except OSError:
+        pass
+    return re.findall(rb"HTTP/1.1 (\d{3}) ", data)
+
+
+@pytest.mark.parametrize("size", [20_000, 100_000])
+@pytest.mark.parametrize("how", ["one-piece", "trickled"])
+def test_request_head_limit_holds_however_the_head_arrives(short_deadlines, size, how):
+    """Done-when: a complete 20–100 KB request head gets 431 whether it is written in one piece (before:
+    it reached the application, 200) or trickled in 1 KB pieces; it never reaches the application."""
+    srv = short_deadlines
+    data = _head(size, srv.port)
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    if how == "one-piece":
+        s.sendall(data)
+    else:
+        for i in range(0, len(data), 1024):
+            s.sendall(data[i:i + 1024])
+            time.sleep(0.002)
+    assert _answers(s) == [b"431"]
+    s.close()
+
+
+def test_request_head_limit_per_request_on_a_kept_alive_connection(short_deadlines):
+    """The limit counts each request's own head: a 15 KB head passes, and on the same connection (and in
+    one write with the request before it) a 20 KB head is 431."""
+    srv = short_deadlines
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    s.sendall(_head(15_000, srv.port) + _head(15_000, srv.port) + _head(20_000, srv.port))
+    assert _answers(s) == [b"200", b"200", b"431"]
+    s.close()
+    time.sleep(1.2)
+    assert "request(s) 431: head over the 16 KiB limit" in srv.stderr()
+
+
 # --------------------------------------------------------------------------------------------
 # 2. Big bodies
 # --------------------------------------------------------------------------------------------
@@ -446,7 +499,7 @@ def test_body_limit_flag_over_env():
 
 
 def test_resolve_limits_precedence_and_file_limit():
-    from server.limits import LimitError, resolve_limits
+    from server.transport.limits import LimitError, resolve_limits
 
     env = {"SPAN_SERVER_MAX_BODY_BYTES": "4096", "SPAN_SERVER_HEADER_TIMEOUT": "2.5"}
     lim = resolve_limits({"max_body_bytes": None, "header_timeout": "3"}, env, nofile=1024)
@@ -510,9 +563,9 @@ async def test_accepted_sockets_get_tcp_nodelay():
     from uvicorn.config import Config
     from uvicorn.server import ServerState
 
-    from server.guard import ConnectionGuard, GuardedListener
-    from server.h11_guard import GuardedH11Protocol
-    from server.limits import HttpLimits
+    from server.transport.guard import ConnectionGuard, GuardedListener
+    from server.transport.h11_guard import GuardedH11Protocol
+    from server.transport.limits import HttpLimits
 
     async def app(scope, receive, send):  # pragma: no cover - never reached
         pass
@@ -596,8 +649,8 @@ def test_signal_ends_process_with_stuck_request(sig, args):
 
 BLOCKED_LOOP_SERVER = """
 import sys, time
-from server.http import serve_app
-from server.limits import HttpLimits
+from server.transport.http import serve_app
+from server.transport.limits import HttpLimits
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
@@ -681,7 +734,7 @@ def test_rude_clients_leave_no_traceback(shared):
         (post + body, True),                      # gone before the answer
         (post + body[:10], True),                 # gone mid-body
         (f"POST /mcp HTTP/1.1\r\n{head}Transfer-Encoding: chunked\r\n\r\nZZ\r\nhi\r\n".encode(), False),
-        (f"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n".encode(),
+        (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n",
          False),
         (b"GET /h\xc3\xa9\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", False),
         (b"GET /%ff%fe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", False),
@@ -702,7 +755,7 @@ def test_rude_clients_leave_no_traceback(shared):
 
 
 def test_log_cap_unit():
-    from server.logcap import CapFilter, CapFormatter
+    from server.transport.logcap import CapFilter, CapFormatter
 
     fmt = CapFormatter("%(levelname)s %(name)s: %(message)s")
     cap = CapFilter()

@@ -265,6 +265,31 @@ async def test_list_calendars(server, mode):
         assert all(f.month and f.day for f in cat.festivals if f.name != "Orthodox Easter")
 
 
+def test_month_notes_come_from_the_calendars(monkeypatch):
+    """The server lists each calendar's own notes (span/calendars/*: month_note, notes_by_month): change
+    one on the calendar and the catalog shows the change, for any calendar."""
+    import asyncio
+
+    from server import tools as server_tools
+
+    persian = span.get_calendar("persian")
+    assert persian.month_note is None and not persian.notes_by_month
+    monkeypatch.setattr(type(persian), "month_note", "a note the server cannot know")
+    monkeypatch.setattr(type(persian), "notes_by_month", {12: "29 or 30 days"})
+    monkeypatch.setattr(server_tools, "_CATALOG", None)
+    cat = asyncio.run(server_tools.list_calendars())
+    monkeypatch.setattr(server_tools, "_CATALOG", None)  # rebuilt from the real calendars for later tests
+    by_name = {c.name: c for c in cat.calendars}
+    assert by_name["persian"].month_note == "a note the server cannot know"
+    assert [m.note for m in by_name["persian"].months if m.note] == ["29 or 30 days"]
+    for name in span.ALL_CALENDAR_NAMES:
+        cal = span.get_calendar(name)
+        entry = by_name[name]
+        assert entry.month_note == cal.month_note, name
+        assert {m.number: m.note for m in entry.months if m.note} == cal.notes_by_month, name
+    assert by_name["hebrew"].months[12].note == "leap years only (7 of every 19 years)"
+
+
 # --------------------------------------------------------------------------------------------
 # Errors: every path answers with is_error and a message the model can act on
 # --------------------------------------------------------------------------------------------

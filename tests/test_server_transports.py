@@ -85,7 +85,7 @@ def test_startup_errors_are_one_line(args, env, words):
 def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, refused):
     from mcp.server.transport_security import TransportSecurityMiddleware
 
-    from server.http import resolve_security
+    from server.transport.security import resolve_security
 
     monkeypatch.setenv("SPAN_SERVER_TOKEN", TOKEN)
     monkeypatch.delenv("SPAN_SERVER_ALLOWED_HOSTS", raising=False)
@@ -99,7 +99,8 @@ def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, ref
 
 
 def test_resolve_security_env_hosts(monkeypatch):
-    from server.http import StartupError, resolve_security
+    from server.transport import StartupError
+    from server.transport.security import resolve_security
 
     monkeypatch.delenv("SPAN_SERVER_TOKEN", raising=False)
     monkeypatch.setenv("SPAN_SERVER_ALLOWED_HOSTS", "mcp.example.com")
@@ -329,3 +330,18 @@ async def test_http_stateless_sse():
             async with Client(url, mode=mode) as client:
                 r = await client.call_tool("date_arithmetic", {**D, "days": 1})
                 assert r.structured_content["result"]["gregorian"]["numeric"] == "2025-7-2"
+
+
+def test_help_names_every_calendar():
+    """`span-server --help` says how many calendars there are and names each (it once said six of eleven)."""
+    import re
+
+    import span
+    from server.__main__ import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "eleven calendars" in text and len(span.ALL_CALENDAR_NAMES) == 11
+    for name in span.ALL_CALENDAR_NAMES:
+        title = span.get_calendar(name).title
+        words = re.sub(r"[()]", " ", title).split()
+        assert all(w.lower() in text.lower() for w in words), title

@@ -1,4 +1,4 @@
-"""The Time Agent's helpers (client/timeagent.py): prompt, code extraction, result messages, and the
+"""The Time Agent's helpers (client/solvers/timeagent_messages.py): prompt, code extraction, result messages, and the
 scripted code agent end to end through the real sandbox and the rules judge."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 import span
 from client.judges.rules import CORRECT, judge_answer
 from client.sandbox import ExecResult, Limits, Sandbox
-from client.timeagent import (build_system_prompt, extract_code, final_answer, format_execution, prompt_files,
-                              result_message, scripted_reply, stdout_from_message, write_code)
+from client.providers.scripted import final_answer, program_for
+from client.solvers.timeagent_messages import (build_system_prompt, extract_code, format_execution, prompt_files,
+                                               result_message, stdout_from_message)
 from span.benchmark import generate_instances, sample_instances
 from span.festivals import Festival
 
@@ -130,9 +131,9 @@ def test_final_answer():
 
 def test_write_code_uses_only_the_question():
     inst = next(generate_instances(date(2025, 7, 1)))
-    code = write_code(inst["question"])
+    code = program_for(inst["question"])
     assert "search_calendar(" in code and str(inst["gold"]) not in code
-    assert extract_code(scripted_reply(inst["question"])) == code
+    assert extract_code("```python\n" + program_for(inst["question"]) + "```") == code
 
 
 def test_stdout_read_back_from_the_result_message():
@@ -150,7 +151,7 @@ async def _score(instances, concurrency=2) -> list:
 
         async def one(inst):
             async with sem:
-                res = await sb.run(extract_code(scripted_reply(inst["question"])))
+                res = await sb.run(extract_code("```python\n" + program_for(inst["question"]) + "```"))
             answer = final_answer(stdout_from_message(result_message(res, turns_left=0))) if res.ok else None
             verdict = judge_answer(inst, answer).verdict if res.ok else res.exit_reason
             if verdict != CORRECT:

@@ -22,6 +22,21 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit code 2."""
 
 
+# More evaluation dates than this is refused unless asked for (--max-dates): a typo in a range
+# (1906-01-01..2094-01-01/1d is 68,667 dates, 122 M instances) must not start hours of work.
+MAX_DATES = 500
+
+
+def check_date_count(dates: list, cap: int, n_instances: int, approximate: bool = False) -> None:
+    from span.benchmark import GeneratorError
+
+    if len(dates) > cap:
+        many = f"{'about ' if approximate else ''}{n_instances:,} instances"
+        raise GeneratorError(f"{len(dates):,} evaluation dates ({many}) is more than --max-dates "
+                             f"{cap:,}; use a larger step (e.g. /1m, /1y) or fewer dates, or raise --max-dates to "
+                             f"{len(dates)} if you mean it")
+
+
 def print_err(msg: str) -> None:
     print(f"span-client: error: {msg}", file=sys.stderr)
 
@@ -70,11 +85,7 @@ def temperature(text: str):
 
 
 def provider(spec: str, **kw):
-    from ..solvers import scripted
-
     try:
-        if spec.strip() in scripted.SCRIPTED:
-            return scripted.make(spec.strip())
         return make_provider(spec, **kw)
     except ModelSpecError as e:
         raise UsageError(str(e)) from None
@@ -114,7 +125,7 @@ def load_instances(args):
     try:
         if args.instances:
             if args.sample:
-                items = dataset.sample(dataset.read_file(args.instances), args.sample, args.seed, str(args.instances))
+                items = dataset.sample_file(args.instances, args.sample, args.seed)
                 total = len(items)
             else:
                 total = dataset.count_file(args.instances)

@@ -19,8 +19,6 @@ from . import common
 from .argtypes import positive_int
 from .eval import execute
 
-HELP = ("offline end-to-end: generate a date's instances, run the scripted agents (baseline unaided, reference "
-        "with tools, reference-code as a Time Agent), report the difference")
 
 # (model, mode, run folder name)
 RUNS = [("baseline", "unaided", "baseline-unaided"), ("reference", "with_tools", "reference-with_tools"),

@@ -20,7 +20,6 @@ from ..solvers.chat import TOOL_CALL_MODES
 from . import common
 from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
 
-HELP = "ask a model every instance (unaided, --with-tools or --time-agent); judge; write a run folder"
 
 EPILOG = ("exit status: 0 every instance answered and judged; 1 some instances failed (recorded as errors, not "
           "wrong answers; re-run to retry), some answers are unscored because the judge request failed (re-run "

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from . import common
 
-HELP = "write a run folder as an inspect_ai log (open it with `inspect view`)"
 FORMATS = ("inspect",)
 
 

@@ -5,26 +5,26 @@
     span-client generate --dates paper --sample 200 --seed 1 --out -              # stratified sample to stdout
     span-client generate --date 2025-07-01 --islamic-convention umm_al_qura --out uq.jsonl   # Saudi calendar
 
-Bad input (unreadable or out-of-range date, empty range, bad option value) prints one line on stderr
-and exits with status 2; a file is written to a temporary name and renamed only when complete, so a
-failed run leaves nothing behind.
+Bad input (unreadable or out-of-range date, empty range, bad option value, more dates than --max-dates)
+prints one line on stderr and exits with status 2; a file is written to a temporary name and renamed only
+when complete, so a failed, interrupted (Ctrl-C) or terminated (SIGTERM) run leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 
 from span.benchmark import (ISLAMIC_CONVENTIONS, MAX_EVAL_DATE, MIN_EVAL_DATE, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
-                            GeneratorError, generate_sample, parse_dates_spec)
+                            GeneratorError, count_instances, generate_sample, parse_dates_spec)
 from span.benchmark.jsonl import encode, iter_lines
 
 from .argtypes import any_int, positive_int
-from .common import one_line_errors
+from .common import MAX_DATES, check_date_count, one_line_errors
 
-HELP = "generate SPAN benchmark instances (JSON Lines) for one or more evaluation dates"
 
 
 _positive_int = positive_int
@@ -67,6 +67,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "say 'Islamic (Umm al-Qura)'; evaluation dates "
                              f"{UQ_MIN_EVAL_DATE.isoformat()} .. {UQ_MAX_EVAL_DATE.isoformat()})")
     parser.add_argument("--force", action="store_true", help="overwrite --out if the file exists")
+    parser.add_argument("--max-dates", type=_positive_int, default=MAX_DATES, metavar="N",
+                        help=f"refuse more evaluation dates than this (default {MAX_DATES:,}: each date is 1,780 "
+                             f"instances, ~3 MB of JSON Lines; raise it for a bigger range on purpose)")
     parser.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N",
                         help="worker processes (whole dates per worker; output identical for any N; default 1)")
 
@@ -90,10 +93,13 @@ def run(args) -> int:
             raise GeneratorError("the date range contains no dates")
         if args.date is not None and len(dates) != 1:
             raise GeneratorError(f"--date takes one date, got {args.date!r}; use --dates for lists and ranges")
+        check_date_count(dates, args.max_dates, count_instances(dates, date_formats=args.date_formats,
+                                                                extended=args.extended), args.date_formats)
     except GeneratorError as exc:
         print(f"span-client generate: error: {exc}", file=sys.stderr)
         return 2
     out = args.out
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         if out == "-":
             try:
@@ -140,10 +146,25 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print("span-client generate: interrupted; nothing written", file=sys.stderr)
         return 130
+    except _Terminated:
+        print("span-client generate: terminated (SIGTERM); nothing written", file=sys.stderr)
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the generator is, so the partial file is removed on the way out."""
+
+
+def _terminated(signum, frame):
+    raise _Terminated()
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="span-client generate", description=HELP)
+    from . import COMMANDS
+
+    parser = argparse.ArgumentParser(prog="span-client generate", description=COMMANDS["generate"][1])
     configure(parser)
     return run(parser.parse_args(argv))
 

@@ -11,7 +11,6 @@ from ..runner import RunStopped, rejudge
 from . import common
 from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
 
-HELP = "re-judge an existing run folder without asking the model again"
 
 
 def configure(jd: argparse.ArgumentParser) -> None:

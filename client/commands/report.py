@@ -2,6 +2,5 @@
 
 from ..report.command import configure, run
 
-HELP = "report accuracy breakdowns, confidence intervals, significance tests and figures for runs"
 
-__all__ = ["HELP", "configure", "run"]
+__all__ = ["configure", "run"]

@@ -13,7 +13,6 @@ from typing import Any
 from ..mcp_tools import TOKEN_ENV, MCPConnectionError, MCPTools
 from . import common
 
-HELP = "list the MCP server's tools or call one (no LLM involved)"
 
 
 def configure(tl: argparse.ArgumentParser) -> None:

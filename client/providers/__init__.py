@@ -1,7 +1,8 @@
 """Model providers behind one small async interface (see :mod:`client.providers.base`).
 
-``make_provider("anthropic/claude-x" | "openai/gpt-x" | "openai-compatible/<m>")``. The offline scripted
-models (``reference``, ``reference-code``, ``baseline``) live in :mod:`client.solvers.scripted`.
+``make_provider("anthropic/claude-x" | "openai/gpt-x" | "openai-compatible/<m>")``, or one of the offline
+scripted models (``reference``, ``reference-code``, ``baseline``: :mod:`client.providers.scripted`), which
+stand where an LLM would.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, Too
 __all__ = ["ModelReply", "Provider", "ProviderError", "ToolCall", "ToolResult", "ToolSpec", "make_provider",
            "parse_model", "ModelSpecError", "SCRIPTED_MODELS", "NO_TEMPERATURE"]
 
-SCRIPTED_MODELS = ("reference", "reference-code", "baseline")  # names reserved for client.solvers.scripted
+SCRIPTED_MODELS = ("reference", "reference-code", "baseline")  # client.providers.scripted
 NO_TEMPERATURE = "none"  # --temperature none: send no temperature at all (reasoning models reject one)
 PROVIDERS = ("anthropic", "openai", "openai-compatible")
 
@@ -43,7 +44,9 @@ def make_provider(spec: str, *, base_url: str | None = None, api_key: str | None
     --judge-api-key)."""
     provider, model = parse_model(spec)
     if model is None:
-        raise ModelSpecError(f"{spec!r} is a scripted agent, not a provider: use client.solvers.scripted")
+        from .scripted import make
+
+        return make(provider)
     if isinstance(temperature, str):
         if temperature.strip().lower() != NO_TEMPERATURE:
             raise ModelSpecError(f"temperature must be a number >= 0 or 'none', got {temperature!r}")

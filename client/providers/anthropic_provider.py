@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, retry_after_seconds,
-                   status_error_kind, _cause)
+from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
+from .errors import provider_error
 
 
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
@@ -57,21 +57,9 @@ class AnthropicProvider(Provider):
             kwargs["timeout"] = timeout
         try:
             resp = await self.client.messages.create(**kwargs)
-        except sdk.APIStatusError as e:
-            kind, retryable = status_error_kind(e)
-            raise ProviderError(f"Anthropic API error {e.status_code} from {self.endpoint}: {_message(e)}",
-                                retryable=retryable, retry_after=retry_after_seconds(e.response.headers),
-                                status=e.status_code, kind=kind) from e
-        except sdk.APITimeoutError as e:
-            raise ProviderError(f"Anthropic request to {self.endpoint} timed out after {timeout}s", retryable=True,
-                                kind="timeout") from e
-        except sdk.APIConnectionError as e:
-            raise ProviderError(f"cannot reach {self.endpoint}: {_cause(e)}", retryable=True,
-                                kind="connection") from e
-        except sdk.APIResponseValidationError as e:
-            raise ProviderError(f"Anthropic reply did not match the Messages schema: {e}", retryable=False) from e
-        except (ValueError, TypeError) as e:  # undecodable body
-            raise ProviderError(f"malformed reply from the Anthropic endpoint: {e}", retryable=False) from e
+        except (sdk.APIError, ValueError, TypeError) as e:  # TypeError/ValueError: an undecodable body
+            raise provider_error(e, sdk, api="Anthropic", schema="Messages", endpoint=self.endpoint,
+                                 timeout=timeout) from e
         return _reply(resp)
 
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
@@ -85,15 +73,6 @@ class AnthropicProvider(Provider):
 
     async def aclose(self) -> None:
         await self.client.close()
-
-
-def _message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return str(getattr(e, "message", e))
 
 
 def _reply(resp: Any) -> ModelReply:

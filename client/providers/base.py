@@ -10,7 +10,8 @@ dicts, so the recorded exchange is exactly what was sent) and exposes:
 * ``tool_result_messages(results)`` — the native message(s) that carry tool results back.
 
 Retries are *not* done here (the SDKs are built with ``max_retries=0``): the runner owns the only retry
-layer, driven by :attr:`ProviderError.retryable` and :attr:`ProviderError.retry_after`.
+layer, driven by :attr:`ProviderError.retryable` and :attr:`ProviderError.retry_after`
+(client.providers.errors says what each failure is).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
-from typing import Any, Mapping
+from typing import Any
 
-from ..preflight import classify_provider_error
+from .errors import ProviderError
+
+__all__ = ["ModelReply", "Provider", "ProviderError", "ToolCall", "ToolResult", "ToolSpec", "decode_arguments"]
 
 
 @dataclass
@@ -61,82 +63,6 @@ class ModelReply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     raw: Any = field(default=None, repr=False)
-
-
-class ProviderError(Exception):
-    """A failed model request. ``retryable`` errors (429, 5xx, connection errors, timeouts) may be retried
-    by the runner, waiting at least ``retry_after`` seconds when the server said so."""
-
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None, kind: str | None = None):
-        super().__init__(message)
-        self.retryable = retryable
-        self.retry_after = retry_after
-        self.status = status
-        self.kind = kind  # context_overflow, connection, timeout, auth, … (set by the provider or the retry layer)
-        self.retries = 0
-
-
-def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """Parse ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date) into seconds."""
-    if not headers:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    ra = headers.get("retry-after")
-    if ra:
-        try:
-            return max(0.0, float(ra))
-        except ValueError:
-            try:
-                import time
-
-                return max(0.0, parsedate_to_datetime(ra).timestamp() - time.time())
-            except (TypeError, ValueError, OverflowError):
-                return None
-    return None
-
-
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
-
-
-def status_is_retryable(status: int | None, body: Any = None) -> bool:
-    if status is None:
-        return False
-    if status == 429 and _is_quota_error(body):
-        return False  # OpenAI "insufficient_quota": waiting will not help
-    return status in RETRYABLE_STATUS or 500 <= status < 600
-
-
-def status_error_kind(e: Any) -> tuple[str, bool]:
-    """(kind, worth re-sending) of an SDK status error: a 429/5xx is re-sent unless the server says the
-    request itself is wrong (a prompt over the context, a validation error answered with a 500 as
-    llama-cpp-python does)."""
-    kind = classify_provider_error(e)
-    return kind, (status_is_retryable(e.status_code, getattr(e, "body", None))
-                  and kind not in ("context_overflow", "other"))
-
-
-def _cause(e: BaseException) -> str:
-    """The innermost cause of an SDK connection error ("Connection refused", "Name or service not known")."""
-    seen = set()
-    while e.__cause__ is not None and id(e) not in seen:
-        seen.add(id(e))
-        e = e.__cause__
-    text = str(e) or e.__class__.__name__
-    return text if len(text) <= 200 else text[:199] + "…"
-
-
-def _is_quota_error(body: Any) -> bool:
-    try:
-        text = json.dumps(body)
-    except (TypeError, ValueError):
-        text = str(body)
-    return "insufficient_quota" in text
 
 
 class Provider(ABC):

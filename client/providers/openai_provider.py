@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import (ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, _cause,
-                   decode_arguments, retry_after_seconds, status_error_kind)
+from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, decode_arguments
+from .errors import provider_error
 
 
 def to_openai_tools(tools: list[ToolSpec]) -> list[dict]:
@@ -63,22 +63,9 @@ class OpenAIProvider(Provider):
             kwargs["timeout"] = timeout
         try:
             resp = await self.client.chat.completions.create(**kwargs)
-        except sdk.APIStatusError as e:
-            kind, retryable = status_error_kind(e)
-            raise ProviderError(f"OpenAI API error {e.status_code} from {self.endpoint}: {_message(e)}",
-                                retryable=retryable, retry_after=retry_after_seconds(e.response.headers),
-                                status=e.status_code, kind=kind) from e
-        except sdk.APITimeoutError as e:
-            raise ProviderError(f"OpenAI request to {self.endpoint} timed out after {timeout}s", retryable=True,
-                                kind="timeout") from e
-        except sdk.APIConnectionError as e:
-            raise ProviderError(f"cannot reach {self.endpoint}: {_cause(e)}", retryable=True,
-                                kind="connection") from e
-        except sdk.APIResponseValidationError as e:
-            raise ProviderError(f"OpenAI reply did not match the Chat Completions schema: {e}",
-                                retryable=False) from e
-        except (ValueError, TypeError) as e:
-            raise ProviderError(f"malformed reply from the OpenAI endpoint: {e}", retryable=False) from e
+        except (sdk.APIError, ValueError, TypeError) as e:  # TypeError/ValueError: an undecodable body
+            raise provider_error(e, sdk, api="OpenAI", schema="Chat Completions", endpoint=self.endpoint,
+                                 timeout=timeout) from e
         return _reply(resp, compatible=self.compatible)
 
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]:
@@ -88,15 +75,6 @@ class OpenAIProvider(Provider):
 
     async def aclose(self) -> None:
         await self.client.close()
-
-
-def _message(e: Any) -> str:
-    body = getattr(e, "body", None)
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-    return str(getattr(e, "message", e))
 
 
 def _reply(resp: Any, compatible: bool = False) -> ModelReply:

@@ -8,6 +8,7 @@ from collections import defaultdict
 import numpy as np
 
 from span import CALENDAR_NAMES, get_calendar
+from span.benchmark import families
 
 from . import stats, tokens as tok_mod, validity
 from .loading import Series
@@ -23,9 +24,9 @@ DIMENSIONS = {
     "pair": "Source → target",
 }
 LEVEL_ORDER = {  # the paper's levels first; the extended tasks (generate --extended) after them
-    "reasoning_type": ("date", "festival", "ordering", "duration"),
-    "question_format": ("content", "polar", "choice", "numeric"),
-    "direction": ("gregorian_to_other", "other_to_gregorian", "cross_calendar"),
+    "reasoning_type": families.REASONING_TYPES,
+    "question_format": families.QUESTION_FORMATS,
+    "direction": families.DIRECTIONS,
 }
 LEVEL_LABEL = {
     "date": "Date-based", "festival": "Festival-based", "content": "Content question",

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..rundir import run_files_in
 from . import analysis, figures, tables
 from .loading import RunInputError, group_series, load_run
 from .stats import DEFAULT_SEED, N_RESAMPLES
@@ -79,6 +80,11 @@ def run(args) -> int:
                            tokenizer=tokenizer, warnings=warnings)
 
     out = Path(args.out)
+    held = run_files_in(out)
+    if held:  # the report writes summary.json too: it must never overwrite a run's own files
+        print(f"error: --out {out} holds a run's files ({', '.join(held)}); write the report to another folder "
+              f"(e.g. {out / 'report'})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

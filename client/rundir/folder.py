@@ -289,3 +289,13 @@ class RunLock:
     def __exit__(self, *exc) -> None:
         if self._f:
             self._f.close()
+
+
+def run_files_in(path: str | Path) -> list[str]:
+    """The run-folder files a folder holds (empty for a folder that is not, and never was, a run). A
+    summary.json alone is not a run's (a report folder has one too)."""
+    p = Path(path)
+    held = [name for name in (RESULTS, RUN, ERRORS, CORRUPT) if (p / name).exists()]
+    if held and (p / SUMMARY).exists():
+        held.append(SUMMARY)
+    return sorted(held)

@@ -11,7 +11,7 @@ from typing import Any
 from ..providers.base import Provider, ProviderError
 from ..retry import EndpointDown
 from ..sandbox import Sandbox
-from ..timeagent import build_system_prompt, extract_code, result_message
+from .timeagent_messages import build_system_prompt, extract_code, result_message
 from .base import LENGTH_STOPS, Outcome, Requester, direct_request
 
 DEFAULT_MAX_RUNS = 2

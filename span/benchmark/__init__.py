@@ -7,21 +7,29 @@
 
     generate_instances(date(2025, 7, 1), extended=True)   # + 344 ordering/duration instances (opt-in)
     generate_instances(date(2025, 7, 1), islamic_convention="umm_al_qura")   # Islamic side on Umm al-Qura
+
+Layout: the task families (``paper/``, ``extended/``: questions, build and gold, parser, judge, offline
+answers) behind one interface (``family.py``), composed in ``families.py``; shared ground in
+``protocol.py`` (calendars, directions, festivals, conventions), ``evaldates.py``, ``execute.py``,
+``snippets.py``, ``formats.py``; ``generate.py`` streams and samples (``sampling.py``); ``jsonl.py`` writes.
 """
 
-from .templates import TEMPLATES, DATE_TEMPLATES, FESTIVAL_TEMPLATES, QuestionTemplate
-from .generate import (DIRECTIONS, EVAL_DATE_RANGES, FESTIVAL_PAIRS, INSTANCES_PER_DATE, ISLAMIC_CALENDAR,
-                       ISLAMIC_CONVENTIONS, MAX_EVAL_DATE, MIN_EVAL_DATE, PAPER_EVAL_DATES, PAPER_FESTIVALS,
-                       UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE, GeneratorError, GoldMismatchError, calendars_for,
-                       check_convention, check_eval_date, directions_for, festival_pairs_for, festivals_for, date_range, generate_instances, generate_many, generate_sample,
-                       parse_dates_spec, parse_eval_date, plan_instances, reference_dates,
-                       sample_instances, stratified_indices)
-from .execute import CachedSearch, ExecutionError, answer_date, execute_instance, run_code
-from .question_parser import ParsedQuestion, QuestionParseError, parse_question
-from . import formats
-from . import extended
-from .extended import (EXTENDED_PER_DATE, ParsedExtendedQuestion, answer_extended, generate_extended,
-                       judge_extended)
+from . import extended, formats, paper
+from .errors import GeneratorError, GoldMismatchError, QuestionParseError
+from .evaldates import (EVAL_DATE_RANGES, MAX_EVAL_DATE, MIN_EVAL_DATE, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE,
+                        UQ_MIN_EVAL_DATE, check_eval_date, date_range, parse_dates_spec, parse_eval_date)
+from .execute import CachedSearch, ExecutionError, answer_date, run_code
+from .extended import EXTENDED_PER_DATE, ParsedExtendedQuestion, answer_extended, generate_extended, judge_extended
+from .families import FAMILIES, execute_instance, family_of, instance_strata, judge_answer, parse_question
+from .family import CORRECT, INCORRECT, NOT_ATTEMPTED, Options, TaskFamily, Verdict
+from .generate import count_instances, generate_instances, generate_many, generate_sample, sample_instances
+from .paper.parser import ParsedQuestion
+from .paper.plan import INSTANCES_PER_DATE, plan_instances
+from .paper.templates import DATE_TEMPLATES, FESTIVAL_TEMPLATES, TEMPLATES, QuestionTemplate
+from .protocol import (DIRECTIONS, FESTIVAL_PAIRS, ISLAMIC_CALENDAR, ISLAMIC_CONVENTIONS, PAPER_FESTIVALS,
+                       calendars_for, check_convention, directions_for, festival_pairs_for, festivals_for,
+                       reference_dates)
+from .sampling import StratifiedChooser, stratified_indices
 
 __all__ = [
     "TEMPLATES", "DATE_TEMPLATES", "FESTIVAL_TEMPLATES", "QuestionTemplate", "DIRECTIONS", "FESTIVAL_PAIRS",
@@ -30,8 +38,9 @@ __all__ = [
     "generate_many", "generate_sample", "parse_dates_spec", "parse_eval_date", "plan_instances",
     "reference_dates", "sample_instances", "stratified_indices", "CachedSearch", "ExecutionError",
     "answer_date", "execute_instance", "run_code", "ParsedQuestion", "QuestionParseError", "parse_question",
-    "formats", "extended", "EVAL_DATE_RANGES", "ISLAMIC_CALENDAR", "ISLAMIC_CONVENTIONS", "UQ_MAX_EVAL_DATE",
-    "UQ_MIN_EVAL_DATE", "calendars_for", "check_convention", "directions_for", "festival_pairs_for",
-    "festivals_for", "EXTENDED_PER_DATE", "ParsedExtendedQuestion", "answer_extended",
-    "generate_extended", "judge_extended",
+    "formats", "extended", "paper", "EVAL_DATE_RANGES", "ISLAMIC_CALENDAR", "ISLAMIC_CONVENTIONS",
+    "UQ_MAX_EVAL_DATE", "UQ_MIN_EVAL_DATE", "calendars_for", "check_convention", "directions_for",
+    "festival_pairs_for", "festivals_for", "EXTENDED_PER_DATE", "ParsedExtendedQuestion", "answer_extended",
+    "generate_extended", "judge_extended", "FAMILIES", "family_of", "instance_strata", "judge_answer",
+    "count_instances", "StratifiedChooser", "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "Options", "TaskFamily", "Verdict",
 ]

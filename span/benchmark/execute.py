@@ -33,7 +33,9 @@ class CachedSearch:
 
     def __call__(self, *args, **kwargs):
         self.calls += 1
-        # lists (targets=[...]) are not hashable: key them as tuples
+        if isinstance(kwargs.get("targets"), list):  # the Umm al-Qura code passes a list: key and call alike
+            kwargs["targets"] = tuple(kwargs["targets"])
+        # other lists are not hashable either: key them as tuples
         key = (args, tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())))
         hit = self._cache.get(key)
         if hit is None:
@@ -69,17 +71,3 @@ def answer_date(answer, calendar: str) -> CalendarDate:
         return CalendarDate.create(calendar, int(y), int(m.removeprefix("leap")), int(d), leap)
     except (ValueError, CalendarError) as exc:
         raise ExecutionError(f"content code left {answer!r}, not a valid {calendar} 'Y-M-D' date: {exc}") from exc
-
-
-def execute_instance(instance: dict, search=search_calendar):
-    """Run a generated instance's code; return (raw answer, gold) with gold as the instance stores it."""
-    if instance.get("reasoning_type") in ("ordering", "duration"):
-        from .extended import execute_extended
-
-        return execute_extended(instance, search)
-    raw = run_code(instance["code"], search, filename=f"<{instance.get('id', 'instance')}>")
-    if instance["question_format"] == "polar":
-        if not isinstance(raw, bool):
-            raise ExecutionError(f"polar code must leave a bool, got {raw!r}")
-        return raw, raw
-    return raw, answer_date(raw, instance["target_calendar"]).as_dict()

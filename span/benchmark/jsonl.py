@@ -14,7 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 from typing import Iterable, Iterator
 
-from .generate import check_convention, generate_instances
+from .generate import generate_instances
+from .protocol import check_convention
 
 _ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False)
 

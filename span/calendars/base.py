@@ -82,6 +82,10 @@ class Calendar:
     month_name_variants: dict[str, int] = {}
     numeric_display: bool = False  # Gregorian and Chinese lunar dates are written "Y-M-D"
     description: str = ""
+    # What a reader of the month list needs besides names and numbers (list_calendars shows both):
+    # one note on the months as a whole, and notes on single months by number.
+    month_note: str | None = None
+    notes_by_month: dict[int, str] = {}
     # A calendar whose data cover less than the common window (Umm al-Qura's table, the Korean
     # lunar table) narrows it here; dates outside are a CalendarError naming the range.
     min_ordinal: int = MIN_ORDINAL

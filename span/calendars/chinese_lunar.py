@@ -24,6 +24,8 @@ class ChineseLunar(Calendar):
                "chinese lunisolar", "lunisolar", "china", "chinese calendar", "lunar calendar")
     has_leap_months = True
     numeric_display = True
+    month_note = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
+                  "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true.")
     description = ("Chinese lunar (lunisolar) calendar as LunarCalendar computes it; dates written Y-M-D "
                    "with the lunar year number equal to the Gregorian year in which its New Year falls. "
                    "A leap month repeats the number of the month before it: pass is_lunar_leap_month=true "

@@ -17,6 +17,7 @@ class Alexandrian(Calendar):
 
     epoch: int = 0  # ordinal of 1st day of month 1 of year 1
     short_month: str = ""
+    notes_by_month = {13: "5 days, 6 in a leap year (year % 4 == 3)"}
 
     def is_leap(self, year: int) -> bool:
         return year % 4 == 3
@@ -52,6 +53,7 @@ class Coptic(Alexandrian):
     aliases = ("coptic", "alexandrian", "coptic orthodox", "anno martyrum", "era of martyrs",
                "egyptian coptic", "coptic calendar")
     epoch = julian.new_year(284) + 241  # Julian 29 August 284 (284 is a Julian leap year)
+    month_note = "12 months of 30 days, then month 13 (5 days, 6 in a leap year (year % 4 == 3))."
     description = ("Coptic calendar (era of the Martyrs, AM): 12 months of 30 days (Thout=1 … Mesori=12) "
                    "and Pi Kogi Enavot (Nasie) = 13 with 5 days, 6 in leap years (year % 4 == 3). "
                    "1 Thout = Gregorian 11 September (12 September before a Gregorian leap year, "

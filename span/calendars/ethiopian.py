@@ -15,6 +15,7 @@ class Ethiopian(Alexandrian):
     aliases = ("ethiopian", "ethiopic", "amete mihret", "ethiopian amete mihret", "ge'ez", "geez",
                "ethiopic amete mihret", "ethiopian calendar", "ethiopic calendar", "eritrean")
     epoch = julian.new_year(8) + 241  # Julian 29 August 8 (8 is a Julian leap year)
+    month_note = "12 months of 30 days, then Pagume = month 13 (5 days, 6 in a leap year (year % 4 == 3))."
     description = ("Ethiopian calendar, Amete Mihret era: 12 months of 30 days (Meskerem=1 … Nehase=12) "
                    "and Pagume = 13 with 5 days, 6 in leap years (year % 4 == 3). 1 Meskerem = Gregorian "
                    "11 September (12 September before a Gregorian leap year, 1900–2098, and in 2099); "

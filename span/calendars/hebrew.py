@@ -32,6 +32,9 @@ class Hebrew(Calendar):
                    "leap years), Adar II=13 (leap years only). The year number changes on 1 Tishri.")
     month_names = {1: "Nisan", 2: "Iyyar", 3: "Sivan", 4: "Tammuz", 5: "Av", 6: "Elul", 7: "Tishri",
                    8: "Heshvan", 9: "Kislev", 10: "Teveth", 11: "Shevat", 12: "Adar", 13: "Adar II"}
+    month_note = ("Numbered from Nisan (1) although the year number changes on 1 Tishri (7); in leap years "
+                  "month 12 is Adar I and month 13 is Adar II.")
+    notes_by_month = {12: "called Adar I in leap years", 13: "leap years only (7 of every 19 years)"}
     month_name_variants = {
         "nisan": 1, "nissan": 1, "abib": 1, "aviv": 1,
         "iyyar": 2, "iyar": 2, "ijar": 2, "iyer": 2,

@@ -30,6 +30,9 @@ class KoreanLunar(Calendar):
                "korean lunisolar", "korean calendar", "korean lunar calendar")
     has_leap_months = True
     numeric_display = True
+    month_note = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
+                  "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true. Reckoned at Korean time "
+                  "(KASI): a month can start a day later than the Chinese one, and a leap month can differ.")
     description = ("Korean lunar (lunisolar) calendar as published by KASI (Korea Astronomy and Space "
                    "Science Institute) to 2050, computed by the same rule for 2051–2100; dates written "
                    "Y-M-D with the lunar year number equal to the Gregorian year of its New Year "

@@ -1,7 +1,12 @@
-"""Beyond the paper (issue 15): cross-calendar ordering and duration questions, opt-in.
+"""Beyond the paper (issue 15): cross-calendar ordering and duration questions, opt-in — a task family
+read top to bottom:
 
-    from span.benchmark import generate_instances, parse_question
-    from span.benchmark.extended import judge_extended, answer_extended
+    questions.py   items, the three templates, reading a question back
+    build.py       planning a date's 344 questions, their code, gold by executing it, the independent check
+    judge.py       the rules judge for answers to these questions
+    answer.py      how the offline agents answer them (tools, program, baseline)
+
+    from span.benchmark import generate_instances
     for inst in generate_instances(date(2025, 7, 1), extended=True):   # 1,780 paper + 344 extended
         ...
 
@@ -10,17 +15,86 @@ The paper's instances are unchanged (and come first); the extended ones have rea
 "numeric", answer a whole number of days), direction "cross_calendar".
 """
 
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Iterable, Iterator
+
+from ..errors import QuestionParseError
+from ..family import Options, Verdict
+from .answer import answer_extended, answer_from_results, baseline_answer, final_answer_text, tool_calls
+from .build import (EXTENDED_PER_DATE, TEMPLATE_COUNTS, PlannedQuestion, build_extended, execute_extended,
+                    extended_code, generate_extended, plan_extended)
+from .judge import judge_extended, judge_extended_detail
 from .questions import (CALENDARS, DIRECTION, QUESTION_FORMATS, REASONING_TYPES, Item, ParsedExtendedQuestion,
-                        answer_from_ordinals, parse_extended, parse_item, render_question, template_id)
-from .build import (EXTENDED_PER_DATE, TEMPLATE_COUNTS, execute_extended, extended_code, generate_extended,
-                    plan_extended)
-from .answer import answer_extended, answer_from_results, final_answer_text, tool_calls
-from .judge import CORRECT, INCORRECT, NOT_ATTEMPTED, ExtendedVerdict, judge_extended, judge_extended_detail
+                        answer_from_ordinals, looks_extended, parse_extended, parse_item, render_question,
+                        template_id)
+
+
+def instance_strata(inst: dict) -> tuple:
+    """One top-level stratum per task beside the paper's 10 directions."""
+    return strata(inst["reasoning_type"], inst["template_id"], inst["source_calendar"], inst["target_calendar"],
+                  inst["question_format"], inst["variables"].get("date_format", "paper"), inst["eval_date"])
+
+
+def strata(reasoning_type: str, template_id: str, source: str, target: str, question_format: str,
+           date_format: str, eval_date: str) -> tuple:
+    return (f"extended:{reasoning_type}", template_id, f"{source}->{target}", question_format, "yes",
+            date_format, eval_date)
+
+
+class ExtendedFamily:
+    name = "extended"
+    reasoning_types = REASONING_TYPES
+    question_formats = tuple(QUESTION_FORMATS[rt] for rt in REASONING_TYPES)
+    directions = (DIRECTION,)
+
+    def per_date(self, options: Options) -> int:
+        return EXTENDED_PER_DATE
+
+    def plan(self, eval_date: date, options: Options) -> list[PlannedQuestion]:
+        return plan_extended(eval_date, options.seed)
+
+    def build(self, eval_date: date, options: Options, planned: Iterable[PlannedQuestion], search: Any
+              ) -> Iterator[dict]:
+        return build_extended(eval_date, planned, search=search)
+
+    def execute(self, instance: dict, search: Any) -> tuple[Any, Any]:
+        return execute_extended(instance, search)
+
+    def strata(self, instance: dict) -> tuple:
+        return instance_strata(instance)
+
+    def parse(self, text: str) -> ParsedExtendedQuestion | None:
+        if not looks_extended(text):
+            return None
+        try:
+            return parse_extended(text)
+        except ValueError as exc:  # CalendarError included
+            raise QuestionParseError(f"extended question: {exc}") from None
+
+    def judge(self, instance: dict, answer: str) -> Verdict:
+        return judge_extended_detail(instance, answer)
+
+    def reference_calls(self, parsed: ParsedExtendedQuestion) -> list[dict]:
+        return tool_calls(parsed)
+
+    def reference_answer(self, parsed: ParsedExtendedQuestion, results: list[dict]) -> str:
+        return final_answer_text(answer_from_results(parsed, results[-len(parsed.items):]))
+
+    def reference_program(self, parsed: ParsedExtendedQuestion) -> str:
+        return extended_code(parsed.reasoning_type, parsed.items)
+
+    def baseline_answer(self, parsed: ParsedExtendedQuestion) -> str:
+        return baseline_answer(parsed)
+
+
+FAMILY = ExtendedFamily()
 
 __all__ = [
     "CALENDARS", "DIRECTION", "QUESTION_FORMATS", "REASONING_TYPES", "Item", "ParsedExtendedQuestion",
     "answer_from_ordinals", "parse_extended", "parse_item", "render_question", "template_id",
     "EXTENDED_PER_DATE", "TEMPLATE_COUNTS", "execute_extended", "extended_code", "generate_extended",
     "plan_extended", "answer_extended", "answer_from_results", "final_answer_text", "tool_calls",
-    "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "ExtendedVerdict", "judge_extended", "judge_extended_detail",
+    "judge_extended", "judge_extended_detail", "FAMILY", "strata", "instance_strata",
 ]

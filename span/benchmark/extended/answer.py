@@ -37,3 +37,10 @@ def answer_extended(parsed: ParsedExtendedQuestion, convert: Callable[[Item], ob
 def final_answer_text(answer: str) -> str:
     """How the reference agent states it (the judge reads the text after "Final answer:")."""
     return f"Final answer: {answer}"
+
+
+def baseline_answer(parsed: ParsedExtendedQuestion) -> str:
+    """The floor: no difference at all for a duration, the items in the order written for an ordering."""
+    if parsed.reasoning_type == "duration":
+        return "Final answer: 0 days"
+    return "Final answer: " + (", ".join(parsed.labels) if len(parsed.items) > 2 else "A")

@@ -33,12 +33,14 @@ import hashlib
 import random
 from datetime import date
 from itertools import combinations, permutations
-from typing import Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from ...dates import CalendarDate
+from ..errors import GoldMismatchError
+from ..evaldates import check_eval_date
 from ..execute import CachedSearch, run_code
-from ..generate import PAPER_FESTIVALS, GoldMismatchError, check_eval_date, reference_dates
-from ..templates import _search_call
+from ..protocol import PAPER_FESTIVALS, reference_dates
+from ..snippets import search_call
 from .questions import (CALENDARS, DIRECTION, LABELS, QUESTION_FORMATS, Item, answer_from_ordinals,
                         render_question, template_id)
 
@@ -167,8 +169,23 @@ def _balanced_orders(n_items: int, count: int, rng: random.Random) -> list[tuple
     return out
 
 
-def plan_extended(eval_date: date, seed=0) -> list[tuple[str, str, tuple[Item, ...], tuple[int, ...]]]:
-    """(reasoning type, template id, items in written order, their day numbers) for every question."""
+class PlannedQuestion(NamedTuple):
+    """One planned question: its items in written order and their day numbers."""
+    reasoning_type: str
+    template_id: str
+    items: tuple[Item, ...]
+    ordinals: tuple[int, ...]
+    eval_date: date
+
+    @property
+    def strata(self) -> tuple:
+        return (f"extended:{self.reasoning_type}", self.template_id,
+                f"{self.items[0].calendar}->{self.items[1].calendar}", QUESTION_FORMATS[self.reasoning_type], "yes",
+                "paper", self.eval_date.isoformat())
+
+
+def plan_extended(eval_date: date, seed=0) -> list[PlannedQuestion]:
+    """Every question of the date, planned (no code run)."""
     check_eval_date(eval_date)
     p = _Plan(eval_date, seed)
     groups = [
@@ -191,7 +208,7 @@ def plan_extended(eval_date: date, seed=0) -> list[tuple[str, str, tuple[Item, .
             items = tuple(i for i, _ in written)
             if template_id(rtype, items) != tid:
                 raise GoldMismatchError(f"{eval_date} {tid}: planned items make a {template_id(rtype, items)}")
-            out.append((rtype, tid, items, tuple(n for _, n in written)))
+            out.append(PlannedQuestion(rtype, tid, items, tuple(n for _, n in written), eval_date))
     return out
 
 
@@ -203,7 +220,7 @@ def _item_code(item: Item, var: str) -> str:
     if item.kind == "date" and item.calendar == "gregorian":
         d = item.date
         return f"{var} = datetime({d.year}, {d.month}, {d.day})\n"
-    return (_search_call(item.calendar, item.code_arguments()) +
+    return (search_call(item.calendar, item.code_arguments()) +
             f'{var} = datetime.strptime(calendar.get("gregorian_date"), "%Y-%m-%d")\n')
 
 
@@ -258,10 +275,15 @@ def _instance_id(eval_date: date, tid: str, items: tuple[Item, ...]) -> str:
 
 def generate_extended(eval_date: date, *, seed=0, search=None) -> Iterator[dict]:
     """The 344 ordering and duration instances of one evaluation date (instance JSONL schema)."""
+    return build_extended(eval_date, plan_extended(eval_date, seed), search=search)
+
+
+def build_extended(eval_date: date, planned_questions: Iterable[PlannedQuestion], *, search=None) -> Iterator[dict]:
+    """The instances of planned questions of one evaluation date, each gold-checked."""
     search = search if search is not None else CachedSearch()
     today = eval_date.toordinal()
     seen: set[str] = set()
-    for rtype, tid, items, planned in plan_extended(eval_date, seed):
+    for rtype, tid, items, planned, _ in planned_questions:
         code = extended_code(rtype, items)
         raw = run_code(code, search)
         answer, gold = gold_of(rtype, raw)

@@ -38,21 +38,10 @@ Duration (gold {"days": n}; the question asks for the count from the earlier to 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ... import festivals as _festivals
-
-CORRECT, INCORRECT, NOT_ATTEMPTED = "CORRECT", "INCORRECT", "NOT_ATTEMPTED"
-
-
-@dataclass(frozen=True)
-class ExtendedVerdict:
-    verdict: str            # CORRECT | INCORRECT | NOT_ATTEMPTED
-    extracted: str | None   # the answer as read ("B", "B, C, A", "45")
-    reason: str
-
-    def as_dict(self) -> dict:
-        return {"verdict": self.verdict, "extracted": self.extracted, "reason": self.reason}
+from ..family import CORRECT, INCORRECT, NOT_ATTEMPTED, Verdict
+from .questions import REASONING_TYPES
 
 
 _MARKER = re.compile(r"\bfinal\s+answer\s*(?:is\b)?\s*[:：=\-–—]?|\b(?:correct\s+)?answer\s*(?:is\b\s*:?|[:：=])"
@@ -202,11 +191,11 @@ _SEP = r"\s*(?:,\s*(?:then|and)?|;|<|>|→|->|=>|then|and|\s)\s*"
 _RUN = re.compile(r"(?<![A-Za-z0-9'])" + _TOK + _SEP + _TOK + _SEP + _TOK + r"(?![A-Za-z0-9'])")
 
 
-def _three(sentence: str, instance: dict, offset: int, last_run: bool) -> ExtendedVerdict | None:
+def _three(sentence: str, instance: dict, offset: int, last_run: bool) -> Verdict | None:
     runs = [m for m in _RUN.finditer(sentence) if len({m.group(1), m.group(2), m.group(3)}) == 3]
     for r1, r2 in zip(runs, runs[1:]):
         if r1.group(1, 2, 3) != r2.group(1, 2, 3) and re.search(r"\bor\b", sentence[r1.end():r2.start()]):
-            return ExtendedVerdict(NOT_ATTEMPTED, None, "hedged between orders")
+            return Verdict(NOT_ATTEMPTED, None, "hedged between orders")
     if runs:
         run = runs[-1] if last_run else runs[0]
         order, span = [run.group(1), run.group(2), run.group(3)], run.group(0)
@@ -224,31 +213,31 @@ def _three(sentence: str, instance: dict, offset: int, last_run: bool) -> Extend
         span = sentence[ms[0][0]:end]
         used = [m for m in ms if m[1] <= end]
         if _hedged(sentence, used, 0):
-            return ExtendedVerdict(NOT_ATTEMPTED, None, "hedged between options")
+            return Verdict(NOT_ATTEMPTED, None, "hedged between options")
     if re.search(r"\bor\b", span):
-        return ExtendedVerdict(NOT_ATTEMPTED, None, "hedged between orders")
+        return Verdict(NOT_ATTEMPTED, None, "hedged between orders")
     if ">" in span.replace("->", "").replace("=>", ""):
-        return ExtendedVerdict(NOT_ATTEMPTED, ", ".join(order), "'>' between options: order direction unclear")
+        return Verdict(NOT_ATTEMPTED, ", ".join(order), "'>' between options: order direction unclear")
     if _REVERSED.search(sentence):
         order.reverse()
     got = ", ".join(order)
     if len(order) < 3:
-        return ExtendedVerdict(INCORRECT, got, "partial order (fewer than three options)")
+        return Verdict(INCORRECT, got, "partial order (fewer than three options)")
     gold = instance["gold"]["order"]
-    return ExtendedVerdict(CORRECT if order == list(gold) else INCORRECT, got, "order as written")
+    return Verdict(CORRECT if order == list(gold) else INCORRECT, got, "order as written")
 
 
-def _two(sentence: str, instance: dict, labels, direct: bool = False) -> ExtendedVerdict | None:
+def _two(sentence: str, instance: dict, labels, direct: bool = False) -> Verdict | None:
     ms = _mentions(sentence, instance)
     if not ms:
         return None
     if _hedged(sentence, ms, 0):
-        return ExtendedVerdict(NOT_ATTEMPTED, None, "hedged between options")
+        return Verdict(NOT_ATTEMPTED, None, "hedged between options")
     got, why = _two_from_sentence(sentence, ms, labels, direct)
-    return ExtendedVerdict(CORRECT if got == instance["gold"]["first"] else INCORRECT, got, why)
+    return Verdict(CORRECT if got == instance["gold"]["first"] else INCORRECT, got, why)
 
 
-def _judge_ordering(instance: dict, text: str) -> ExtendedVerdict:
+def _judge_ordering(instance: dict, text: str) -> Verdict:
     labels = tuple(i["label"] for i in instance["variables"]["items"])
     region, marked = _region(text)
     if marked:
@@ -261,8 +250,8 @@ def _judge_ordering(instance: dict, text: str) -> ExtendedVerdict:
         if got is not None:
             return got
         if _SAME_DAY.search(region):
-            return ExtendedVerdict(INCORRECT, "same day", "says the items fall on the same day")
-        return ExtendedVerdict(NOT_ATTEMPTED, None, "no option named after the answer marker")
+            return Verdict(INCORRECT, "same day", "says the items fall on the same day")
+        return Verdict(NOT_ATTEMPTED, None, "no option named after the answer marker")
     chosen = None
     for _s, t in _sentences(text):
         if len(labels) == 2:
@@ -282,8 +271,8 @@ def _judge_ordering(instance: dict, text: str) -> ExtendedVerdict:
         if got is not None:
             return got
     if _SAME_DAY.search(text):
-        return ExtendedVerdict(INCORRECT, "same day", "says the items fall on the same day")
-    return ExtendedVerdict(NOT_ATTEMPTED, None, "no option named")
+        return Verdict(INCORRECT, "same day", "says the items fall on the same day")
+    return Verdict(NOT_ATTEMPTED, None, "no option named")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,7 +315,7 @@ def _bracket_depth(text: str) -> list[int]:
     return out
 
 
-def _judge_duration(instance: dict, text: str) -> ExtendedVerdict:
+def _judge_duration(instance: dict, text: str) -> Verdict:
     gold = int(instance["gold"]["days"])
     masked = text
     for item in instance["variables"]["items"]:
@@ -353,26 +342,26 @@ def _judge_duration(instance: dict, text: str) -> ExtendedVerdict:
             if m:
                 return _verdict_days(int(m.group(1).replace(",", "")), gold, "the reply is a number")
     if chosen is None:
-        return ExtendedVerdict(NOT_ATTEMPTED, None, "no day count found")
+        return Verdict(NOT_ATTEMPTED, None, "no day count found")
     for m in _ALTERNATIVES.finditer(sentence):
         if m.group(1).replace(",", "") != m.group(2).replace(",", ""):
-            return ExtendedVerdict(NOT_ATTEMPTED, None, f"alternatives or a range: {m.group(0).strip()!r}")
+            return Verdict(NOT_ATTEMPTED, None, f"alternatives or a range: {m.group(0).strip()!r}")
     return _verdict_days(chosen[2], gold, "after the answer marker" if marked else "last day count")
 
 
-def _verdict_days(value: int, gold: int, why: str) -> ExtendedVerdict:
-    return ExtendedVerdict(CORRECT if value == gold else INCORRECT, str(value), why)
+def _verdict_days(value: int, gold: int, why: str) -> Verdict:
+    return Verdict(CORRECT if value == gold else INCORRECT, str(value), why)
 
 
 # ---------------------------------------------------------------------------------------------
 
-def judge_extended_detail(instance: dict, answer_text: str | None) -> ExtendedVerdict:
+def judge_extended_detail(instance: dict, answer_text: str | None) -> Verdict:
     """Verdict, the answer as read, and why (for results.jsonl's rules verdict)."""
     rtype = instance.get("reasoning_type")
-    if rtype not in ("ordering", "duration"):
+    if rtype not in REASONING_TYPES:
         raise ValueError(f"judge_extended scores ordering and duration instances, not {rtype!r}")
     if answer_text is None or not str(answer_text).strip():
-        return ExtendedVerdict(NOT_ATTEMPTED, None, "empty answer")
+        return Verdict(NOT_ATTEMPTED, None, "empty answer")
     text = _mask(_normalize(str(answer_text)), instance.get("question"))
     if rtype == "ordering":
         return _judge_ordering(instance, text)

@@ -28,7 +28,8 @@ from ...dates import CalendarDate
 from ...errors import CalendarError
 from ... import festivals as _festivals
 from .. import formats as _formats
-from ..templates import CODE_CALENDAR, calendar_title
+from ..protocol import calendar_title
+from ..snippets import CODE_CALENDAR
 
 # The paper's six calendars, named here rather than taken from the registry so that calendars added to
 # the core later never change what this generator emits.
@@ -174,10 +175,6 @@ class ParsedExtendedQuestion:
     @property
     def direction(self) -> str:
         return DIRECTION
-
-    @property
-    def is_extended(self) -> bool:
-        return True
 
 
 _CAL = r"[A-Za-z][A-Za-z ]*?"

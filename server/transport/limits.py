@@ -52,8 +52,12 @@ SPECS = (
     Spec("shutdown_timeout", "--shutdown-timeout", "SPAN_SERVER_SHUTDOWN_TIMEOUT", float, 5.0, 0.0, 600,
          "seconds", "on SIGTERM/SIGINT, how long running requests may finish before they are cancelled; "
                     "the process exits at most 3 s after that in any case"),
+    Spec("session_idle_timeout", "--session-idle-timeout", "SPAN_SERVER_SESSION_IDLE_TIMEOUT", float, 300.0, 1,
+         86400, "seconds", "an MCP session with no request in flight for this long is closed; its id then "
+                           "gets 404 and the client starts a new session"),
+    Spec("max_sessions", "--max-sessions", "SPAN_SERVER_MAX_SESSIONS", int, 1000, 1, 10 ** 6, "sessions",
+         "open MCP sessions at most; a new one beyond it closes the least recently used idle session"),
 )
-SPEC_BY_NAME = {s.name: s for s in SPECS}
 
 
 @dataclass(frozen=True)
@@ -64,11 +68,16 @@ class HttpLimits:
     keep_alive_timeout: float = 5.0
     max_connections: int = 1000
     shutdown_timeout: float = 5.0
+    session_idle_timeout: float = 300.0
+    max_sessions: int = 1000
 
-    def describe(self) -> str:
-        return (f"limits: body {self.max_body_bytes} bytes, {self.max_connections} connections, head "
+    def describe(self, sessions: bool = True) -> str:
+        text = (f"limits: body {self.max_body_bytes} bytes, {self.max_connections} connections, head "
                 f"{_num(self.header_timeout)} s, body {_num(self.body_timeout)} s, keep-alive "
                 f"{_num(self.keep_alive_timeout)} s, shutdown {_num(self.shutdown_timeout)} s")
+        if sessions:
+            text += f", {self.max_sessions} sessions idle at most {_num(self.session_idle_timeout)} s"
+        return text
 
 
 def _num(x: float) -> str:

@@ -4,9 +4,10 @@ and a uvicorn Server that always exits after SIGTERM/SIGINT.
 Why accept() itself is guarded: asyncio accepts up to `backlog` sockets per wake-up before any
 protocol sees them, so a cap enforced only in connection_made lets a burst run the process out of
 file descriptors, and asyncio then logs a traceback per failed accept(). `GuardedListener.accept`
-counts descriptors as they are taken: at the cap it closes the connection that has waited longest
-without a complete request (its descriptor is freed on the next loop turn, when accepting resumes),
-and when every connection is busy with a request it answers the newcomer 503 and closes it.
+counts descriptors as they are taken: at the cap, when a newcomer is waiting, it closes the connection
+that has waited longest without a complete request (its descriptor is freed on the next loop turn,
+when accepting resumes), or if there is none the event stream held longest; when every connection
+is busy with a request it answers the newcomer 503 and closes it.
 """
 
 from __future__ import annotations
@@ -14,19 +15,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import select
 import socket
 import sys
 import threading
-import time
-from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import uvicorn
 
 from .limits import HttpLimits
-
-if TYPE_CHECKING:
-    from .h11_guard import GuardedH11Protocol
+from .logcap import ThrottledLog
 
 logger = logging.getLogger("span.server.http")
 
@@ -38,38 +36,19 @@ REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; chars
            b"content-length: 33\r\nretry-after: 1\r\nconnection: close\r\n\r\nserver busy: too many connections\n")
 
 
-class ThrottledLog:
-    """Client-caused events (shed, refused, timed out, rejected) counted and logged as one line per interval."""
+class GuardedConnection(Protocol):
+    """What the guard needs of a connection (h11_guard.GuardedH11Protocol is the real one; the guard does
+    not import it, so the protocol can import the guard)."""
 
-    def __init__(self, describe: dict[str, str], interval: float = 1.0) -> None:
-        self._describe = describe  # kind -> text with {n}
-        self._interval = interval
-        self._counts: Counter[str] = Counter()
-        self._last = -interval
-        self._pending: asyncio.TimerHandle | None = None
-        self.total: Counter[str] = Counter()
+    phase_since: float  # when the connection entered its current phase (monotonic seconds)
 
-    def count(self, kind: str) -> None:
-        self._counts[kind] += 1
-        self.total[kind] += 1
-        if self._pending is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # outside the loop (tests): report at once
-                self.flush()
-                return
-            delay = max(0.0, self._last + self._interval - time.monotonic())
-            self._pending = loop.call_later(delay, self.flush)
+    @property
+    def sheddable(self) -> bool: ...  # waiting: idle, or a request head or body not complete yet
 
-    def flush(self) -> None:
-        self._pending = None
-        if not self._counts:
-            return
-        parts = [self._describe.get(kind, kind + " x{n}").format(n=n) for kind, n in sorted(self._counts.items())]
-        self._counts.clear()
-        self._last = time.monotonic()
-        # One preformatted message, no %-arguments: the log cap would shorten an argument this long.
-        logger.warning("clients: " + "; ".join(parts).replace("%", "%%"))
+    @property
+    def streaming(self) -> bool: ...  # holding an event stream open (GET /mcp): busy, but sheddable last
+
+    def shed(self) -> None: ...
 
 
 class ConnectionGuard:
@@ -80,17 +59,20 @@ class ConnectionGuard:
         self.cap = limits.max_connections
         self.pending = 0   # accepted, protocol not yet attached (asyncio hands them over a turn later)
         self.closing = 0   # shed by us; their descriptor is freed when connection_lost runs
-        self.connections: dict[GuardedH11Protocol, None] = {}
+        self.connections: dict[GuardedConnection, None] = {}
         self.log = ThrottledLog({
             "shed": "closed {n} idle or incomplete connection(s) to stay within --max-connections "
                     f"{self.cap}",
+            "shed_stream": "closed {n} event stream(s) held longest to stay within --max-connections "
+                           f"{self.cap}",
             "refused": "refused {n} connection(s) with 503 (all " + str(self.cap) + " connections busy)",
             "head_timeout": "closed {n} connection(s) without a complete request head after "
                             f"{limits.header_timeout:g} s",
             "body_timeout": "closed {n} connection(s) without a complete request body after "
                             f"{limits.body_timeout:g} s",
             "too_large": "answered {n} request(s) 413: body over --max-body-bytes " + str(limits.max_body_bytes),
-            "bad_request": "answered {n} malformed request(s) 400/431",
+            "bad_request": "answered {n} malformed request(s) 400",
+            "head_too_large": "answered {n} request(s) 431: head over the 16 KiB limit",
             "upgrade": "ignored {n} protocol-upgrade request(s)",
             "accept_error": "accept() failed {n} time(s) (out of file descriptors?)",
         })
@@ -99,28 +81,30 @@ class ConnectionGuard:
     def live(self) -> int:
         return self.pending + len(self.connections)
 
-    def register(self, conn: GuardedH11Protocol) -> None:
+    def register(self, conn: GuardedConnection) -> None:
         self.pending = max(0, self.pending - 1)
         self.connections[conn] = None
 
-    def unregister(self, conn: GuardedH11Protocol, shed: bool) -> None:
+    def unregister(self, conn: GuardedConnection, shed: bool) -> None:
         if conn in self.connections:
             del self.connections[conn]
             if shed:
                 self.closing = max(0, self.closing - 1)
 
     def shed_one(self) -> bool:
-        """Close the connection that has waited longest without a complete request; False if all are busy."""
-        victim, oldest = None, float("inf")
-        for conn in self.connections:
-            if conn.sheddable and conn.phase_since < oldest:
-                victim, oldest = conn, conn.phase_since
-        if victim is None:
-            return False
-        self.closing += 1
-        victim.shed()
-        self.log.count("shed")
-        return True
+        """Close the connection that has waited longest without a complete request, else the event stream
+        held longest (MCP lets a server close its GET stream at any time; the client reconnects, and our
+        tools never send on it); False if every connection is busy with a request."""
+        waiting = [conn for conn in self.connections if conn.sheddable]
+        streams = [conn for conn in self.connections if conn.streaming] if not waiting else []
+        for candidates, kind in ((waiting, "shed"), (streams, "shed_stream")):
+            victim = min(candidates, key=lambda conn: conn.phase_since, default=None)
+            if victim is not None:
+                self.closing += 1
+                victim.shed()
+                self.log.count(kind)
+                return True
+        return False
 
 
 class GuardedListener(socket.socket):
@@ -141,8 +125,14 @@ class GuardedListener(socket.socket):
                 conn, addr = super().accept()  # BlockingIOError when the backlog is empty ends asyncio's loop
                 guard.pending += 1
                 return conn, addr
-            if guard.closing or guard.shed_one():
+            if guard.closing:
                 # A descriptor is being freed; asyncio retries on the next turn (the listener stays readable).
+                raise BlockingIOError
+            if not self._someone_waiting():
+                # asyncio calls accept() again after each success until the backlog is empty: at the cap
+                # that last call must not close a connection for a newcomer who is not there.
+                raise BlockingIOError
+            if guard.shed_one():
                 raise BlockingIOError
             conn, _ = super().accept()
             try:
@@ -153,6 +143,12 @@ class GuardedListener(socket.socket):
             finally:
                 conn.close()
             guard.log.count("refused")
+
+
+    def _someone_waiting(self) -> bool:
+        poll = select.poll()
+        poll.register(self.fileno(), select.POLLIN)
+        return bool(poll.poll(0))
 
 
 class GuardedServer(uvicorn.Server):

@@ -25,15 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..calendars import get_calendar
-from ..dates import CalendarDate
-from ..search import RESULT_KEYS, result_key
-
-# The paper's calendar keywords in code (Appendix F: "gregorian", "lunar", "islamic", ...).
-CODE_CALENDAR = {"gregorian": "gregorian", "chinese_lunar": "lunar", "islamic": "islamic",
-                 "hebrew": "hebrew", "shaka": "shaka", "persian": "persian"}
-# search_calendar result keys.
-RESULT_KEY = RESULT_KEYS  # the paper's search_calendar result keys, defined once in span.search
+from ...dates import CalendarDate
+from ...search import result_key
+from ..protocol import calendar_title
+from ..snippets import code_calendar, search_call
 
 DATE_OFFSETS = tuple(range(1, 11))      # n_d and n_w
 YEAR_OFFSETS = tuple(range(1, 6))       # n_y
@@ -78,24 +73,6 @@ FESTIVAL_TEMPLATES = tuple(t for t in TEMPLATES.values() if t.reasoning_type == 
 assert len(TEMPLATES) == 12 and len(DATE_TEMPLATES) == 8 and len(FESTIVAL_TEMPLATES) == 4
 
 
-_TITLES = {c: get_calendar(c).title for c in CODE_CALENDAR}
-# How questions name the Umm al-Qura calendar: "Islamic" tells a model it is the Hijri calendar (month
-# names, festivals), the bracket which of its conventions; the bare "Islamic" stays the paper's tabular one.
-QUESTION_TITLES = {"islamic_umm_al_qura": "Islamic (Umm al-Qura)"}
-_TITLES.update(QUESTION_TITLES)
-
-
-def calendar_title(calendar: str) -> str:
-    """The calendar as questions name it: "Gregorian", "Chinese lunar", "Islamic", ..."""
-    title = _TITLES.get(calendar)
-    return title if title is not None else get_calendar(calendar).title
-
-
-def code_calendar(calendar: str) -> str:
-    """The calendar keyword in code: the paper's ("lunar") for its six, else the canonical name."""
-    return CODE_CALENDAR.get(calendar, calendar)
-
-
 def festival_question_name(festival: str) -> str:
     """A festival as a question names it: the Umm al-Qura festivals by their usual name ("Eid al-Fitr"),
     since the question already names the calendar; every other festival by its canonical name."""
@@ -114,14 +91,6 @@ def render_question(t: QuestionTemplate, *, source: str, target: str, reference_
 # ---------------------------------------------------------------------------------------------
 # Code templates
 # ---------------------------------------------------------------------------------------------
-
-def _search_call(calendar: str, args: list[tuple[str, str]], target: str | None = None) -> str:
-    lines = [f'    calendar="{code_calendar(calendar)}",'] + [f"    {k}={v}," for k, v in args]
-    if target is not None and target not in RESULT_KEY:
-        # search_calendar returns the paper's six keys unless asked for more
-        lines.append(f'    targets=["{target}"],')
-    return "calendar = search_calendar(\n" + "\n".join(lines) + "\n)\n"
-
 
 def _content_tail(target: str) -> str:
     key = result_key(target)
@@ -157,7 +126,7 @@ def date_code(t: QuestionTemplate, reference: CalendarDate, target: str, offset:
     if reference.calendar == "gregorian":
         out += f"gregorian_date_today = datetime({reference.year}, {reference.month}, {reference.day})\n"
         out += step + "\n"
-        out += _search_call("gregorian", [("year", f"{var}.year"), ("month", f"{var}.month"),
+        out += search_call("gregorian", [("year", f"{var}.year"), ("month", f"{var}.month"),
                                           ("day", f"{var}.day")], target)
         out += "\n"
         out += _content_tail(target) if t.question_format == "content" else _polar_tail(target, expected)
@@ -165,7 +134,7 @@ def date_code(t: QuestionTemplate, reference: CalendarDate, target: str, offset:
     args = [("year", str(reference.year)), ("month", str(reference.month)), ("day", str(reference.day))]
     if reference.is_leap_month:
         args.append(("is_lunar_leap_month", "True"))
-    out += _search_call(reference.calendar, args) + "\n"
+    out += search_call(reference.calendar, args) + "\n"
     out += 'gregorian_date_today = datetime.strptime(calendar.get("gregorian_date"), "%Y-%m-%d")\n'
     out += step + "\n"
     if t.question_format == "content":
@@ -184,6 +153,6 @@ def festival_code(t: QuestionTemplate, source: str, reference_year: int, festiva
     yvar = f"{code_calendar(source)}_year"
     op = "-" if t.sense == "ago" else "+"
     out = f"{yvar} = {reference_year} {op} {offset}\n\n"
-    out += _search_call(source, [("year", yvar), ("event", f'"{festival}"')], target) + "\n"
+    out += search_call(source, [("year", yvar), ("event", f'"{festival}"')], target) + "\n"
     out += _content_tail(target) if t.question_format == "content" else _polar_tail(target, expected)
     return out

@@ -9,9 +9,8 @@ With islamic_convention="umm_al_qura" the questions name the Saudi calendar "Isl
 (templates.QUESTION_TITLES) and its festivals by their usual names ("Eid al-Fitr"); both read back as
 the `islamic_umm_al_qura` calendar and its festivals ("Eid al-Fitr (Umm al-Qura)").
 
-The opt-in ordering and duration questions (span.benchmark.extended) are read too: parse_question
-returns a ParsedExtendedQuestion for them (its `items` say what to look up); the paper's questions are
-tried first and read exactly as before.
+(The opt-in ordering and duration questions are read by their own family: span.benchmark.extended;
+span.benchmark.parse_question reads any family's question.)
 """
 
 from __future__ import annotations
@@ -19,17 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..calendars import get_calendar
-from ..dates import CalendarDate
-from ..errors import CalendarError
-from .. import festivals as _festivals
-from ..textforms import parse_date
-from . import formats as _formats
-from .templates import QUESTION_TITLES
-
-
-class QuestionParseError(ValueError):
-    """The text is not a question this generator writes; the message says which part failed."""
+from ...calendars import get_calendar
+from ...dates import CalendarDate
+from ...errors import CalendarError
+from ... import festivals as _festivals
+from ...textforms import parse_date
+from .. import formats as _formats
+from ..errors import QuestionParseError
+from ..protocol import QUESTION_TITLES
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,7 @@ _FEST_BODY = re.compile(r'^(?P<verb>What was|What is|Was|Is) the (?P<tgt>' + _CA
                         r'(?P<fsrc>' + _CAL + r') festival "(?P<fest>[^"]+)"' + _TAIL)
 
 
-def _normalize(text: str) -> str:
+def normalize(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
     return re.sub(r"\s+", " ", text).strip()
 
@@ -90,24 +86,17 @@ def _calendar(name: str, what: str) -> str:
         raise QuestionParseError(f"unknown {what} calendar {name!r}: {exc}") from None
 
 
-def parse_question(text: str):
-    """A paper question -> ParsedQuestion. An ordering or duration question (span.benchmark.extended)
-    -> ParsedExtendedQuestion (reasoning_type "ordering"/"duration"; `items` to look up)."""
-    if not isinstance(text, str):
-        raise QuestionParseError(f"expected a question string, got {type(text).__name__}")
-    q = _normalize(text)
-    head = _HEAD.match(q)
+def looks_paper(text: str) -> bool:
+    """Does the (normalised) text open the way every paper question does?"""
+    return _HEAD.match(text) is not None
+
+
+def parse_paper(text: str) -> ParsedQuestion:
+    """A paper question (normalised text) -> ParsedQuestion; QuestionParseError says what failed."""
+    head = _HEAD.match(text)
     if not head:
-        from .extended.questions import looks_extended, parse_extended  # the paper's path never needs it
-        if looks_extended(q):
-            try:
-                return parse_extended(q)
-            except (ValueError, CalendarError) as exc:
-                raise QuestionParseError(f"extended question: {exc}") from None
-        raise QuestionParseError("not a SPAN question: expected it to start with "
-                                 "'Today's date on the <calendar> calendar is \"<date>\".' (or, for the "
-                                 "extended tasks, 'Which comes first:', 'Order these from earliest to latest:' "
-                                 "or 'How many days apart')")
+        raise QuestionParseError("not a SPAN paper question: expected it to start with "
+                                 "'Today's date on the <calendar> calendar is \"<date>\".'")
     source = _calendar(head.group("src"), "source")
     body = head.group("body")
     m = _FEST_BODY.match(body)

@@ -7,12 +7,15 @@ back by further bytes (so trickling a header line every few seconds does not kee
     body   the whole request body, from the end of the head
     idle   keep-alive wait for the next request
     app    the request is complete and the application is answering: no deadline, never shed
+    stream the answer to a GET is an event stream (MCP's standalone stream): no deadline, shed only
+           when no connection is waiting
     linger an error answer was sent; the rest of the request is read and dropped until the client
            closes, LINGER_SECONDS pass or LINGER_BYTES arrive (closing at once would reset the
            connection and the client would lose the answer)
 
 A body over the limit is answered 413 before it is buffered: at once from Content-Length, or once
-the bytes counted so far from a chunked body pass it. Written against uvicorn 0.54 / h11 0.16.
+the bytes counted so far from a chunked body pass it. A head over 16 KiB (h11's limit for an
+incomplete one) is answered 431 however it arrives. Written against uvicorn 0.54 / h11 0.16.
 """
 
 from __future__ import annotations
@@ -43,20 +46,46 @@ class _Rejected(h11.RemoteProtocolError):
 
 
 class _WatchedConnection(h11.Connection):
-    """h11.Connection that shows every event to the protocol (which may reject the request)."""
+    """h11.Connection that shows every event to the protocol (which may reject the request), and holds
+    every request head to the size limit.
+
+    h11 enforces `max_incomplete_event_size` only while a head is incomplete, so a head of any size that
+    arrives in one piece would pass. Counting the bytes h11 has consumed (fed minus still buffered) at
+    each message boundary gives the head's exact size however it arrived."""
 
     def __init__(self, protocol: GuardedH11Protocol, max_incomplete_event_size: int) -> None:
         super().__init__(h11.SERVER, max_incomplete_event_size=max_incomplete_event_size)
         self._protocol = protocol
+        self.max_head_bytes = max_incomplete_event_size
+        self._fed = 0
+        self._message_start = 0  # bytes consumed when the current request's head began
+
+    def receive_data(self, data: bytes) -> None:
+        self._fed += len(data)
+        super().receive_data(data)
+
+    def _consumed(self) -> int:
+        return self._fed - len(self._receive_buffer)  # h11 0.16 keeps unparsed bytes there
 
     def next_event(self) -> Any:
         try:
             event = super().next_event()
         except h11.RemoteProtocolError as exc:
-            self._protocol.rejection = (exc.error_status_hint, "bad_request")
+            kind = "head_too_large" if exc.error_status_hint == 431 else "bad_request"
+            self._protocol.rejection = (exc.error_status_hint, kind)
             raise
+        if isinstance(event, h11.Request) and self._consumed() - self._message_start > self.max_head_bytes:
+            self._protocol.rejection = (431, "head_too_large")
+            raise _Rejected("request header too large", error_status_hint=431)
+        if isinstance(event, h11.EndOfMessage):
+            self._message_start = self._consumed()
         self._protocol.on_h11_event(event)
         return event
+
+    def send(self, event: Any) -> Any:
+        if isinstance(event, h11.Response):
+            self._protocol.on_response_head(event)
+        return super().send(event)
 
 
 class _ClientWarnings:
@@ -109,6 +138,7 @@ class GuardedH11Protocol(H11Protocol):
         self.rejection: tuple[int, str] | None = None
         self._deadline: Any = None
         self._body_bytes = 0
+        self._method = b""
         self._discarded = 0
         self._shed = False
         self._timeouts = {"head": self.limits.header_timeout, "body": self.limits.body_timeout,
@@ -144,6 +174,10 @@ class GuardedH11Protocol(H11Protocol):
     @property
     def sheddable(self) -> bool:
         return self.phase in SHEDDABLE and not self._shed and not self.transport.is_closing()
+
+    @property
+    def streaming(self) -> bool:
+        return self.phase == "stream" and not self._shed and not self.transport.is_closing()
 
     def shed(self) -> None:
         self._shed = True
@@ -191,6 +225,7 @@ class GuardedH11Protocol(H11Protocol):
         max_body = self.limits.max_body_bytes
         if isinstance(event, h11.Request):
             self._body_bytes = 0
+            self._method = event.method
             length = _content_length(event.headers)
             if length is not None and length > max_body:
                 self.rejection = (413, "too_large")
@@ -205,6 +240,13 @@ class GuardedH11Protocol(H11Protocol):
         elif isinstance(event, h11.EndOfMessage):
             # Answered before the body was read (e.g. 401): the connection is idle again now.
             self._enter("idle" if self.conn.our_state is h11.DONE else "app")
+
+    def on_response_head(self, event: h11.Response) -> None:
+        # A GET answered with an event stream is MCP's standalone stream: held open for as long as the
+        # client likes, so it is the last thing shed at the connection cap (never a request in progress).
+        if self._method == b"GET" and self.phase == "app" and any(
+                name == b"content-type" and value.startswith(b"text/event-stream") for name, value in event.headers):
+            self._enter("stream")
 
     def on_response_complete(self) -> None:
         if self.conn.their_state is h11.DONE:

@@ -4,11 +4,16 @@ A client controls tool names, arguments and headers, and the SDK and uvicorn log
 (e.g. "Unknown tool …", the whole JSON-RPC message at DEBUG). So every record passes through
 `CapFilter` (each %-argument to ECHO_CHARS, the rendered message to MESSAGE_CHARS) and
 `CapFormatter` (each traceback line to TRACE_LINE_CHARS and the traceback to its last TRACE_CHARS).
+And what a client can make happen at will (a shed connection, a 413, a closed session) is counted by a
+`ThrottledLog` and logged as one summary line per second, not one line per event.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +22,7 @@ MESSAGE_CHARS = 1500
 TRACE_LINE_CHARS = 300
 TRACE_CHARS = 6000
 ELLIPSIS = "…"
+HTTP_LOG = logging.getLogger("span.server.http")
 
 
 def cap(text: str, limit: int) -> str:
@@ -70,3 +76,38 @@ class CapFormatter(logging.Formatter):
 
     def formatStack(self, stack_info: str) -> str:  # noqa: N802
         return cap(stack_info, TRACE_CHARS)
+
+
+class ThrottledLog:
+    """Client-caused events (shed, refused, timed out, rejected) counted and logged as one line per interval."""
+
+    def __init__(self, describe: dict[str, str], interval: float = 1.0, logger: logging.Logger = HTTP_LOG) -> None:
+        self._describe = describe  # kind -> text with {n}
+        self._logger = logger
+        self._interval = interval
+        self._counts: Counter[str] = Counter()
+        self._last = -interval
+        self._pending: asyncio.TimerHandle | None = None
+        self.total: Counter[str] = Counter()
+
+    def count(self, kind: str) -> None:
+        self._counts[kind] += 1
+        self.total[kind] += 1
+        if self._pending is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # outside the loop (tests): report at once
+                self.flush()
+                return
+            delay = max(0.0, self._last + self._interval - time.monotonic())
+            self._pending = loop.call_later(delay, self.flush)
+
+    def flush(self) -> None:
+        self._pending = None
+        if not self._counts:
+            return
+        parts = [self._describe.get(kind, kind + " x{n}").format(n=n) for kind, n in sorted(self._counts.items())]
+        self._counts.clear()
+        self._last = time.monotonic()
+        # One preformatted message, no %-arguments: the log cap would shorten an argument this long.
+        self._logger.warning("clients: " + "; ".join(parts).replace("%", "%%"))

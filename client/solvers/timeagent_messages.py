@@ -1,14 +1,13 @@
-"""The Time Agent (SPAN paper, "Time Agent" and Appendix F): pure helpers, no I/O but reading prompts.
-
-The loop the client runs for one instance (see /work/notes/readme-time-agent.md):
+"""What the Time Agent (SPAN paper, "Time Agent" and Appendix F) and the model say to each other: the
+system prompt, the program read out of a reply, and the message that shows a run's result. Pure helpers,
+no I/O but reading prompts. The loop itself is client.solvers.timeagent (README "The Time Agent"):
 
     system = build_system_prompt(limits)            user = question
     reply -> extract_code(reply) -> Sandbox.run(code) -> result_message(result, turns_left) -> ...
     -> a reply with no code block is the final answer (read by the judges).
 
-``write_code`` / ``final_answer`` are the scripted code agent (offline, not an LLM): it reads the question
-with ``span.benchmark.parse_question`` -- never the instance's gold or code -- and writes a program that
-computes the answer with ``search_calendar`` and ``datetime``, which then runs in the same sandbox.
+``stdout_from_message`` reads a result message back: the scripted code agent (client.providers.scripted)
+answers from the very message a model would see.
 """
 
 from __future__ import annotations
@@ -18,12 +17,10 @@ import re
 import prompts
 from span import CALENDAR_NAMES, get_calendar, search_calendar
 from span import festivals as _festivals
-from span.benchmark import parse_question
-from span import result_key
-from span.benchmark.templates import code_calendar
+from span.benchmark.snippets import code_calendar
 
-from .sandbox import DEFAULT_LIMITS, ExecResult, Limits
-from .sandbox._child import SNIPPET_MODULES
+from ..sandbox import DEFAULT_LIMITS, ExecResult, Limits
+from ..sandbox._child import SNIPPET_MODULES
 
 PROMPT_SYSTEM = "time_agent_system.md"
 PROMPT_RESULT = "time_agent_result.md"
@@ -172,73 +169,7 @@ def result_message(result: ExecResult | None, *, turns_left: int, limits: Limits
     return _fill(prompts.load(PROMPT_GIVEUP), {"RESULT": text})
 
 
-# ------------------------------------------------------------------------------- scripted code agent
-
-def _month_names(calendar: str) -> dict[int, str]:
-    cal = get_calendar(calendar)
-    return {} if cal.numeric_display else dict(cal.month_names)
-
-
-def _render_lines(target: str) -> list[str]:
-    """Code that prints the variable `result` (a search_calendar dict) as a date in `target`."""
-    key = result_key(target)
-    lines = [f'y, m, d = map(int, result["{key}"].split("-"))']
-    names = _month_names(target)
-    if names:
-        lines.append(f"MONTHS = {names!r}")
-        lines.append('print(f"{d} {MONTHS[m]} {y}")')
-    elif target == "chinese_lunar":
-        lines.append('print(f"{y}-leap{m}-{d}" if result["lunar_is_leap_month"] else f"{y}-{m}-{d}")')
-    else:
-        lines.append('print(f"{y}-{m}-{d}")')
-    return lines
-
-
-def _compare_lines(target: str, expected) -> list[str]:
-    key = result_key(target)
-    lines = [f'y, m, d = map(int, result["{key}"].split("-"))',
-             f"same = (y, m, d) == ({expected.year}, {expected.month}, {expected.day})"]
-    if target == "chinese_lunar":
-        lines.append(f'same = same and bool(result["lunar_is_leap_month"]) == {bool(expected.is_leap_month)}')
-    lines.append('print("Yes" if same else "No")')
-    return lines
-
-
-def write_code(question_text: str) -> str:
-    """The scripted code agent's program for one SPAN question (from the question text alone)."""
-    q = parse_question(question_text)
-    ref, src, tgt = q.reference_date, q.source_calendar, q.target_calendar
-    cal = code_calendar(src)
-    more = f', targets=["{tgt}"]' if tgt not in CALENDAR_NAMES else ""  # beyond the six: asked for by name
-    lines: list[str] = []
-    if q.reasoning_type == "festival":
-        if '"' in q.festival or "\\" in q.festival:
-            raise ValueError(f"festival name cannot be written as a string literal: {q.festival!r}")
-        lines.append(f'result = search_calendar(calendar="{cal}", year={ref.year} {"+" if q.sign > 0 else "-"} '
-                     f'{q.offset}, festival_name="{q.festival}"{more})')
-    else:
-        op = "+" if q.sign > 0 else "-"
-        shift = f"timedelta({q.unit}={q.offset})"
-        if src == "gregorian":
-            lines.append(f"day = datetime({ref.year}, {ref.month}, {ref.day}) {op} {shift}")
-        else:
-            leap = ", is_lunar_leap_month=True" if ref.is_leap_month else ""
-            lines.append(f'today = search_calendar(calendar="{cal}", year={ref.year}, month={ref.month}, '
-                         f'day={ref.day}{leap})')
-            lines.append(f'day = datetime.strptime(today["gregorian_date"], "%Y-%m-%d") {op} {shift}')
-        lines.append('result = search_calendar(calendar="gregorian", year=day.year, month=day.month, day=day.day'
-                     + more + ')')
-    if q.question_format == "polar":
-        lines += _compare_lines(tgt, q.expected_date)
-    else:
-        lines += _render_lines(tgt)
-    return "\n".join(lines) + "\n"
-
-
-def scripted_reply(question_text: str) -> str:
-    """The scripted agent's first reply, as a model would send it: one fenced python block."""
-    return "```python\n" + write_code(question_text) + "```"
-
+# ------------------------------------------------------------------------------- reading a result back
 
 _PRINTED = re.compile(r"^Printed output:\n```\n(.*?)\n```$", re.M | re.S)
 
@@ -252,11 +183,3 @@ def stdout_from_message(message: str) -> str:
     if not m or m.group(1) == "(nothing)":
         return ""
     return m.group(1) + "\n"
-
-
-def final_answer(stdout: str) -> str:
-    """The scripted agent's final reply: the last line its program printed."""
-    lines = [ln.strip() for ln in (stdout or "").splitlines() if ln.strip()]
-    if not lines:
-        raise ValueError("the program printed nothing, so there is no answer to give")
-    return f"Final answer: {lines[-1]}"

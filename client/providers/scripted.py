@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import uuid
 
-from span import CALENDAR_NAMES, CalendarError, canonical_name
-from span.benchmark import extended, parse_question
+from span.benchmark import family_of, parse_question
 
-from .. import timeagent
-from ..providers.base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
+from ..solvers import timeagent_messages as messages_of_time_agent
+from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
 
 
 def _question(messages: list[dict]) -> str:
@@ -37,19 +36,6 @@ def _parse(question: str):
         return parse_question(question)
     except Exception as e:  # noqa: BLE001 - any parse failure is this instance's error, never an answer
         raise ProviderError(f"offline agent could not parse the question: {e}", retryable=False) from e
-
-
-def _cal(name: str) -> str:
-    try:
-        return canonical_name(name)
-    except CalendarError:
-        return name
-
-
-def _with_target(args: dict, q) -> dict:
-    """Results hold the paper's six calendars by default; any other target is asked for by name."""
-    target = _cal(q.target_calendar)
-    return {**args, "targets": [target]} if target not in CALENDAR_NAMES else args
 
 
 class _Offline(Provider):
@@ -86,32 +72,23 @@ class ReferenceAgent(_Offline):
                                 retryable=False)
         offered = {t["name"] for t in tools}
         q = _parse(_question(messages))
+        family = family_of(q)
+        try:
+            calls = family.reference_calls(q)
+        except ValueError as e:
+            raise ProviderError(f"reference agent: {e}", retryable=False) from e
         results = [m for m in messages if m.get("role") == "tool"]
-        if q.reasoning_type in ("ordering", "duration"):
-            return self._extended(q, results, offered)
         if not results:
-            return self._calls([self._tool_call(q)], offered)
-        last = results[-1]
-        if last.get("is_error"):
-            raise ProviderError(f"reference agent: tool call failed: {last['content']}", retryable=False)
-        payload = last.get("structured")
-        if not isinstance(payload, dict):
-            raise ProviderError("reference agent: the tool result has no structured content", retryable=False)
-        entry = payload.get("result", payload) if q.reasoning_type == "date" else payload
-        target = _cal(q.target_calendar)
-        info = entry.get(target) if isinstance(entry, dict) else None
-        if info is None and isinstance(entry, dict):  # a calendar beyond the paper's six: asked for as a target
-            info = (entry.get("more") or {}).get(target)
-        if not isinstance(info, dict):
-            raise ProviderError(f"reference agent: the tool result has no {target!r} date", retryable=False)
-        if q.question_format == "polar":
-            exp = q.expected_date
-            if exp is None:
-                raise ProviderError("reference agent: polar question without an expected date", retryable=False)
-            same = (int(info["year"]), int(info["month"]), int(info["day"]), bool(info.get("is_leap_month"))) == (
-                exp.year, exp.month, exp.day, bool(exp.is_leap_month))
-            return self._final(f"Final answer: {'Yes' if same else 'No'}")
-        return self._final(f"Final answer: {info['display']}")
+            return self._calls([ToolCall(id="ref_" + uuid.uuid4().hex[:12], name=c["name"], arguments=c["arguments"])
+                                for c in calls], offered)
+        last = results[-len(calls):]
+        failed = next((r for r in last if r.get("is_error")), None)
+        if failed is not None:
+            raise ProviderError(f"reference agent: tool call failed: {failed['content']}", retryable=False)
+        try:
+            return self._final(family.reference_answer(q, [r.get("structured") for r in last]))
+        except (ValueError, KeyError, TypeError) as e:
+            raise ProviderError(f"reference agent: {e}", retryable=False) from e
 
     @staticmethod
     def _calls(calls: list[ToolCall], offered: set[str]) -> ModelReply:
@@ -123,35 +100,6 @@ class ReferenceAgent(_Offline):
                           assistant_message={"role": "assistant", "content": None, "tool_calls": [
                               {"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]})
 
-    def _extended(self, q, results: list[dict], offered: set[str]) -> ModelReply:
-        """Ordering / duration: one search_calendar call per item, then the order or the day count from the
-        items' Gregorian days as the tool returned them."""
-        if not results:
-            return self._calls([ToolCall(id="ref_" + uuid.uuid4().hex[:12], name=c["name"], arguments=c["arguments"])
-                                for c in extended.tool_calls(q)], offered)
-        last = results[-len(q.items):]
-        if any(r.get("is_error") for r in last):
-            raise ProviderError(f"reference agent: tool call failed: {last[0]['content']}", retryable=False)
-        return self._final(extended.final_answer_text(extended.answer_from_results(q, [r["structured"] for r in last])))
-
-    @staticmethod
-    def _tool_call(q) -> ToolCall:
-        sign = int(getattr(q, "sign", None) or (-1 if getattr(q, "sense", "") in ("ago", -1) else 1))
-        ref = q.reference_date
-        source = _cal(q.source_calendar)
-        cid = "ref_" + uuid.uuid4().hex[:12]
-        if q.reasoning_type == "festival":
-            if q.unit not in ("years", None):
-                raise ProviderError(f"reference agent: festival offset unit {q.unit!r} not understood",
-                                    retryable=False)
-            args = {"calendar": source, "year": ref.year + sign * int(q.offset), "festival_name": q.festival}
-            return ToolCall(id=cid, name="search_calendar", arguments=_with_target(args, q))
-        if q.unit not in ("days", "weeks"):
-            raise ProviderError(f"reference agent: date offset unit {q.unit!r} not understood", retryable=False)
-        args = {"calendar": source, "year": ref.year, "month": ref.month, "day": ref.day,
-                "is_lunar_leap_month": bool(ref.is_leap_month), q.unit: sign * int(q.offset)}
-        return ToolCall(id=cid, name="date_arithmetic", arguments=_with_target(args, q))
-
 
 class BaselineAgent(_Offline):
     label = "baseline"
@@ -161,13 +109,7 @@ class BaselineAgent(_Offline):
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         q = _parse(_question(messages))
-        if q.reasoning_type == "duration":
-            return self._final("Final answer: 0 days")  # the floor: no difference at all
-        if q.reasoning_type == "ordering":  # the floor: the items in the order they are written
-            return self._final("Final answer: " + (", ".join("ABC"[:len(q.items)]) if len(q.items) > 2 else "A"))
-        if q.question_format == "polar":
-            return self._final("Final answer: Yes")
-        return self._final(f"Final answer: {q.reference_date.display()}")
+        return self._final(family_of(q).baseline_answer(q))
 
 
 class ReferenceCodeAgent(_Offline):
@@ -180,19 +122,29 @@ class ReferenceCodeAgent(_Offline):
         users = [m for m in messages if m.get("role") == "user"]
         if len(users) == 1:
             try:
-                q = parse_question(question)
-                if q.reasoning_type in ("ordering", "duration"):
-                    code = extended.extended_code(q.reasoning_type, q.items)
-                else:
-                    code = timeagent.write_code(question)
+                code = program_for(question)
             except Exception as e:  # noqa: BLE001 - a question it cannot read is this instance's error
                 raise ProviderError(f"reference-code agent could not write code: {e}", retryable=False) from e
             return self._final("```python\n" + code + "```")
-        stdout = timeagent.stdout_from_message(users[-1]["content"])
+        stdout = messages_of_time_agent.stdout_from_message(users[-1]["content"])
         if not stdout.strip():
             raise ProviderError(f"reference-code agent: its program failed: {users[-1]['content'][:300]}",
                                 retryable=False)
-        return self._final(timeagent.final_answer(stdout))
+        return self._final(final_answer(stdout))
+
+
+def program_for(question: str) -> str:
+    """The reference-code agent's program for a question, written from the question text alone."""
+    q = parse_question(question)
+    return family_of(q).reference_program(q)
+
+
+def final_answer(stdout: str) -> str:
+    """The scripted code agent's final reply: the last line its program printed."""
+    lines = [ln.strip() for ln in (stdout or "").splitlines() if ln.strip()]
+    if not lines:
+        raise ValueError("the program printed nothing, so there is no answer to give")
+    return f"Final answer: {lines[-1]}"
 
 
 SCRIPTED = {"reference": ReferenceAgent, "reference-code": ReferenceCodeAgent, "baseline": BaselineAgent}

@@ -1,0 +1,140 @@
+"""stdio under garbage (issue 21): `python -m server` as a real subprocess on pipes.
+
+A line that is not JSON gets -32700 with "id": null, JSON that is not a message object gets -32600,
+each answered at once (the client does not have to close stdin to hear it), and the server goes on
+to answer the next call; each bad line costs one short log line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_calendar", "arguments": {"calendar": "gregorian", "year": 2025, "month": 7, "day": 1}}}
+
+
+class StdioServer:
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err)
+        self._buffer = b""
+
+    def send(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def send_json(self, message: dict) -> None:
+        self.send(json.dumps(message).encode())
+
+    def read(self, timeout: float = 20.0) -> dict:
+        """The next stdout line, waiting at most `timeout` s (stdin stays open)."""
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no answer within {timeout} s; stdout so far {self._buffer[:200]!r}"
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 65536)
+                assert chunk, f"the server closed stdout: {self.stderr()[-500:]}"
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def quiet(self, seconds: float = 0.5) -> bool:
+        """True when nothing arrives on stdout for `seconds`."""
+        return not self._buffer and not select.select([self.proc.stdout.fileno()], [], [], seconds)[0]
+
+    def stderr(self) -> str:
+        self.err.seek(0)
+        return self.err.read().decode(errors="replace")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+        self.err.close()
+
+
+@pytest.fixture
+def stdio():
+    srv = StdioServer()
+    yield srv
+    srv.close()
+
+
+def _error(reply: dict) -> tuple[object, int]:
+    assert reply["jsonrpc"] == "2.0" and "result" not in reply, reply
+    return reply["id"], reply["error"]["code"]
+
+
+BAD_LINES = [
+    # (line, expected id, expected code)
+    (b"this is not json", None, -32700),
+    (b"\xff\xfe\x00\x9c binary \x80", None, -32700),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', None, -32700),                 # cut short
+    (b'[{"jsonrpc": "2.0", "id": 5, "method": "ping"}]', None, -32600),              # a batch
+    (b"42", None, -32600),
+    (b'"initialize"', None, -32600),
+    (b'{"jsonrpc": "2.0", "id": 9, "method": 12}', 9, -32600),                       # an id to answer to
+    (b'{"jsonrpc": "2.0", "method": "tools/list", "params": 5}', None, -32600),
+]
+
+
+def test_garbage_gets_an_answer_and_the_next_call_works(stdio):
+    """Done-when: each garbage line is answered at once (-32700 or -32600, id null unless the object has
+    one) and the server still answers the next call, before and after initialize."""
+    for line, rid, code in BAD_LINES[:3]:  # before the session even starts
+        stdio.send(line)
+        assert _error(stdio.read()) == (rid, code), line
+    stdio.send_json(INIT)
+    assert stdio.read()["result"]["serverInfo"]["name"] == "span"
+    stdio.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for line, rid, code in BAD_LINES[3:]:
+        stdio.send(line)
+        assert _error(stdio.read()) == (rid, code), line
+    stdio.send(b"")  # a blank line is no message: skipped without an answer
+    stdio.send(b"   \r")
+    assert stdio.quiet()
+    stdio.send_json(CALL)
+    reply = stdio.read()
+    assert reply["id"] == 2 and reply["result"]["structuredContent"]["weekday"] == "Tuesday"
+    assert stdio.proc.poll() is None
+    warnings = [ln for ln in stdio.stderr().splitlines() if "span.server.stdio" in ln]
+    assert len(warnings) == len(BAD_LINES)  # one line per bad input, none for blank lines
+    assert sum("-32700" in w for w in warnings) == 3 and sum("-32600" in w for w in warnings) == 5
+
+
+def test_a_megabyte_of_garbage_is_not_echoed(stdio):
+    """A 1 MB line that is not JSON, and 1 MB of JSON that is not a request: each answer and each log
+    line stays under 400 bytes, and the server answers a call after them."""
+    stdio.send(b"x" * 1_000_000)
+    first = stdio.read()
+    stdio.send(json.dumps({"jsonrpc": "2.0", "id": "y" * 1_000_000, "method": 3}).encode())
+    second = stdio.read()
+    for reply, code in ((first, -32700), (second, -32600)):
+        assert _error(reply) == (None, code)  # a megabyte id is not echoed back either
+        assert len(json.dumps(reply)) < 400
+    stdio.send_json(INIT)
+    assert stdio.read()["id"] == 1
+    lines = [ln for ln in stdio.stderr().splitlines() if "span.server.stdio" in ln]
+    assert len(lines) == 2 and max(len(ln.encode()) for ln in lines) < 400, lines
+    assert "Traceback" not in stdio.stderr()
