@@ -190,7 +190,8 @@ def test_sigterm_during_an_eval_leaves_no_sandbox_behind(kind, signals, tmp_path
             proc.send_signal(signal.SIGTERM)
             time.sleep(0.05)
         out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err[-2000:]
+    # a second SIGTERM after the run closed its sandbox (only the exit left) finds the default action
+    assert proc.returncode == 130 or (signals == 2 and proc.returncode == -signal.SIGTERM), err[-2000:]
     time.sleep(0.3)  # zygotes killed by their parent's death are gone by now
     assert not sandbox_folders(proc.pid)
     assert not sandbox_processes(proc.pid)

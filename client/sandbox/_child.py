@@ -148,29 +148,34 @@ def _enter_minimal_root(libc, plan: dict) -> None:
         raise OSError(f"pivot_root: no system call number known for {os.uname().machine}")
     new = plan["mountpoint"]
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing done here propagates to the host
+    # Held open first: a bind source may lie under the mount point (a virtualenv in /tmp), hidden below.
+    sources = {src: os.open(src, os.O_PATH | os.O_DIRECTORY) for src in plan["binds"]}
+    devices = {name: os.open(f"/dev/{name}", os.O_PATH) for name in _DEVICES}
     _mount(libc, "tmpfs", new, "tmpfs", _MS["nosuid"] | _MS["nodev"], "mode=0755,size=1m")
-    for src in plan["binds"]:
+    for src, fd in sources.items():
         dst = new + src
         os.makedirs(dst, 0o755, exist_ok=True)
-        _mount(libc, src, dst, None, _MS_BIND)
+        _mount(libc, f"/proc/self/fd/{fd}", dst, None, _MS_BIND)
         _remount_ro(libc, dst, set(), _MS["nosuid"] | _MS["nodev"])
+        os.close(fd)
     for target, link in plan["symlinks"]:
         os.makedirs(os.path.dirname(new + link), 0o755, exist_ok=True)
         os.symlink(target, new + link)
     dev = new + "/dev"
     os.mkdir(dev, 0o755)
     _mount(libc, "tmpfs", dev, "tmpfs", _MS["nosuid"] | _MS["noexec"], "mode=0755,size=64k")
-    for name in _DEVICES:
+    for name, fd in devices.items():
         node = f"{dev}/{name}"
         os.close(os.open(node, os.O_CREAT | os.O_WRONLY, 0o666))
-        _mount(libc, f"/dev/{name}", node, None, _MS_BIND)
+        _mount(libc, f"/proc/self/fd/{fd}", node, None, _MS_BIND)
         _remount_ro(libc, node, set(), _MS["nosuid"] | _MS["noexec"])  # the device still reads and writes
+        os.close(fd)
     for i, name in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{i}", f"{dev}/{name}")
     os.symlink("/proc/self/fd", f"{dev}/fd")
     _remount_ro(libc, dev, set(), _MS["nosuid"] | _MS["noexec"])
     os.mkdir(new + "/proc", 0o555)
-    os.mkdir(new + WORKDIR, 0o755)
+    os.makedirs(new + WORKDIR, 0o755, exist_ok=True)  # already there when a bind lives under /tmp
     os.chdir(new)
     # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it leaves only the new.
     _check(libc.syscall(nr, b".", b"."), "pivot_root")
@@ -181,18 +186,25 @@ def _enter_minimal_root(libc, plan: dict) -> None:
 
 # ------------------------------------------------------------------------------ per snippet
 
-def _private_view(libc, uid: int, size: int) -> None:
+def _private_view(libc, uid: int, size: int, tmp_binds: list[str]) -> None:
     """Strong modes, in the snippet's process (pid 1 of its fresh pid namespace, still privileged): its own
     mount namespace, its own /proc (no other process in it), every other mount read-only, and a fresh
-    tmpfs on /tmp. Any failure is fatal: a snippet never runs with a half-built view."""
+    tmpfs on /tmp (with the runtime's folders that live under /tmp bound again on it, read-only). Any
+    failure is fatal: a snippet never runs with a half-built view."""
     _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     # Over the zygote's /proc, not after unmounting it: inside a user namespace the kernel lets a new proc
     # be mounted only where a fully visible one already is.
     _mount(libc, "proc", "/proc", "proc", _MS["nosuid"] | _MS["nodev"] | _MS["noexec"])
     _all_read_only(libc, lambda p: p == "/proc" or p.startswith("/proc/"))
+    kept = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in tmp_binds}
     _mount(libc, "tmpfs", WORKDIR, "tmpfs", _MS["nosuid"] | _MS["nodev"],
            f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)}")
+    for p, fd in kept.items():
+        os.makedirs(p, 0o755, exist_ok=True)
+        _mount(libc, f"/proc/self/fd/{fd}", p, None, _MS_BIND)
+        _remount_ro(libc, p, set(), _MS["nosuid"] | _MS["nodev"])
+        os.close(fd)
 
 
 def _private_fs(libc, workdir: str, uid: int, size: int) -> None:
@@ -275,7 +287,7 @@ def _confine(req: dict, libc, parent_pid: int | None) -> None:
     uid = req.get("uid")
     tmpfs_size = max(4 * int(lim["file_size_bytes"]), 4 * 2**20)
     if req.get("mode") in STRONG:
-        _private_view(libc, uid if uid is not None else os.getuid(), tmpfs_size)
+        _private_view(libc, uid if uid is not None else os.getuid(), tmpfs_size, req.get("tmp_binds") or [])
     elif req.get("private_fs"):
         _private_fs(libc, req["workdir"], uid if uid is not None else os.getuid(), tmpfs_size)
     os.chdir(req["workdir"])
@@ -456,6 +468,7 @@ def _zygote(cfg: dict) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the client died: so does the zygote
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of a snippet come back here to be reaped
     mode, uid = cfg["mode"], cfg.get("uid")
+    tmp_binds = [b for b in (cfg.get("root") or {}).get("binds", []) if b.startswith(WORKDIR + "/")]
     sock = socket.socket(fileno=int(cfg["ctl_fd"]))
     try:
         if mode == "namespaces":
@@ -485,7 +498,7 @@ def _zygote(cfg: dict) -> None:
             os._exit(0)
         if len(fds) != 3:
             os._exit(1)  # a protocol error: the client starts another zygote
-        req["mode"] = mode
+        req["mode"], req["tmp_binds"] = mode, tmp_binds
         if own_pidns is not None and libc.unshare(_CLONE_NEWPID) != 0:
             for fd in fds:
                 os.close(fd)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")  # libc and the loader
 SANDBOX_DIRS = ("/dev", "/proc", "/tmp")  # made by the sandbox itself, never the host's
+NO_BINDS_UNDER = ("/dev", "/proc")  # (under /tmp is fine: each snippet's fresh /tmp gets those binds again)
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,8 @@ def runtime_plan(script: str) -> RootPlan:
     wanted = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, span_dir, os.path.dirname(script),
                                              *paths[1:])}
     for p in sorted(wanted, key=len):  # parents first, so a later bind never hides an earlier one
-        if _under(p, SANDBOX_DIRS):
-            raise ValueError(f"cannot bind {p} into the sandbox: it is under {', '.join(SANDBOX_DIRS)}, which "
-                             f"the sandbox makes empty")
+        if _under(p, NO_BINDS_UNDER):
+            raise ValueError(f"cannot bind {p} into the sandbox: it is under {' or '.join(NO_BINDS_UNDER)}")
         if os.path.isdir(p) and not _under(p, binds):
             binds.append(p)
     # span's own parent is on sys.path but not bound: inside, it holds nothing but span/

@@ -222,7 +222,8 @@ class Sandbox:
         extra = [p for p in seen["paths"] if not self._plan.allows(p)]
         if extra:
             problems.append(f"it sees {extra[:3]}")
-        if seen["cwd"] != "/tmp" or seen["cwd_entries"]:
+        runtime_in_tmp = {b.split("/")[2] for b in self._plan.binds if b.startswith("/tmp/")}
+        if seen["cwd"] != "/tmp" or set(seen["cwd_entries"]) - runtime_in_tmp:
             problems.append("its work dir is not a fresh, empty /tmp")
         if uid is not None and seen["uid"] != uid:
             problems.append(f"it runs as uid {seen['uid']}, not {uid}")

@@ -52,7 +52,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         cfg = {"ctl_fd": theirs.fileno(), "mode": self.kind, "python_paths": list(self.plan.python_paths),
                "uid": self.uid, "probe_dir": self.probe_dir, "client": os.getpid(),
-               "root": self.plan.as_dict(mountpoint="/tmp") if self.kind == "namespaces" else None}
+               "root": self.plan.as_dict(mountpoint="/tmp") if self.kind in STRONG_KINDS else None}
         try:
             self.errlog = tempfile.TemporaryFile(prefix="span-zygote-")  # noqa: SIM115 - unlinked at once
             self.proc = await asyncio.create_subprocess_exec(
