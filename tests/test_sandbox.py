@@ -457,3 +457,59 @@ async def test_without_a_dedicated_uid_the_other_layers_still_hold(monkeypatch):
         assert (await sb.run("print('x' * 10**6)", Limits(max_output_bytes=100))).exit_reason == "output_limit"
         root = sb._root
     assert not Path(root).exists()
+
+
+AS_USER = r"""
+import asyncio, json, sys
+from client.sandbox import Sandbox, Limits
+from tests.fakes.cheats import Bait, programs
+
+async def main():
+    out = {}
+    async with Sandbox("auto", audit_hook=False, limits=Limits(wall_seconds=5, cpu_seconds=2)) as sb:
+        out["kind"], out["isolation"] = sb.kind, sb.isolation
+        r = await sb.run("import os\nprint(os.getuid(), open('/proc/self/status').read().split('CapEff:')[1].split()[0])")
+        out["who"] = r.stdout
+        out["fork_bomb"] = (await sb.run("import os\nwhile True:\n    os.fork()\n")).stderr.strip().splitlines()[-1:]
+        with Bait() as bait:
+            texts = [(await sb.run(code)).stdout for code in programs(bait).values()]
+            out["leaks"] = [t for t in texts if bait.secret in t or bait.gold_marker in t]
+            out["connections"] = bait.connections()
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+@ROOT_ONLY
+def test_bwrap_as_a_normal_user(tmp_path):
+    """The column 'bwrap, client not root' for real: the client runs as uid 65534. Its own mount namespace
+    re-exposes the Python installation when a folder above it is closed to others (here /root, 0700)."""
+    import shutil
+    import subprocess
+    import sys
+
+    need("bwrap")
+    if not (shutil.which("unshare") and shutil.which("setpriv")):
+        pytest.skip("needs unshare and setpriv (util-linux)")
+    root = Path(__file__).resolve().parent.parent
+    setup = []
+    for i, p in enumerate(sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), str(root)})):
+        closed = next((a for a in list(reversed(Path(p).parents))[1:] + [Path(p)]
+                       if not os.stat(a).st_mode & 0o001), None)
+        if closed is not None:
+            hold = tmp_path / f"hold{i}"
+            hold.mkdir()
+            setup += [f"mount --bind {p} {hold}", f"mount -t tmpfs -o mode=755 tmpfs {closed}",
+                      f"mkdir -p {p}", f"mount --bind {hold} {p}"]
+    script = "set -e\n" + "\n".join(setup) + (
+        f"\ncd /tmp\nexec setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp "
+        f"PYTHONPATH={root} {sys.executable} -c \"$0\"")
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, AS_USER],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["kind"] == "bwrap" and out["isolation"]["pid_namespace"] and out["isolation"]["private_root"]
+    assert out["isolation"]["uid_drop"] is False and out["who"] == "0 0000000000000000\n"  # no capability
+    assert out["fork_bomb"] == ["BlockingIOError: [Errno 11] Resource temporarily unavailable"]
+    assert out["leaks"] == [] and out["connections"] == 0

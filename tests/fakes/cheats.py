@@ -103,7 +103,8 @@ class Bait:
         self.tcp_port = t.getsockname()[1]
         self.tcp = _Server(t, payload)
         self.argv_proc = subprocess.Popen(["/bin/sh", "-c", "sleep 600; :", "span-bait", "--api-key", self.secret],
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True)
         trap = ("for s in TERM USR1 HUP INT QUIT; do trap \"echo got-$s\" $s; done; "
                 "while :; do sleep 0.1; done")
         uid = self.target_uid
@@ -114,7 +115,7 @@ class Bait:
                 os.setuid(uid)
 
         self.target = subprocess.Popen(["/bin/sh", "-c", trap], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       preexec_fn=drop, start_new_session=True)
+                                       stderr=subprocess.DEVNULL, preexec_fn=drop, start_new_session=True)
         os.set_blocking(self.target.stdout.fileno(), False)
         self._signals = b""
         time.sleep(0.1)  # the traps are set
@@ -137,9 +138,9 @@ class Bait:
     def __exit__(self, *exc) -> None:
         for srv in (self.unix, self.abstract, self.tcp):
             srv.close()
-        for p in (self.argv_proc, self.target):
+        for p in (self.argv_proc, self.target):  # with their `sleep` children: whole sessions
             try:
-                os.killpg(p.pid, signal.SIGKILL) if p is self.target else p.kill()
+                os.killpg(p.pid, signal.SIGKILL)
             except OSError:
                 pass
             p.wait()
