@@ -34,7 +34,7 @@ class EvalConfig:
     force_resume: bool = False  # resume a run folder even if it was started with other settings
     tool_calls: str = "auto"  # auto | native | text
     tools: tuple[str, ...] | None = None  # tools offered to the model (None: every tool the server lists)
-    sandbox: str = "process"  # time agent: process | bwrap
+    sandbox: str = "auto"  # time agent: client.sandbox.KINDS (auto | bwrap | namespaces | unsafe-process)
     preflight: bool = True  # check the model endpoint before the first instance
 
 

@@ -1,7 +1,7 @@
 """The paper's Time Agent as an inspect solver: the model writes Python calling ``search_calendar`` in a
 ```python block, the ``span`` sandbox runs it (never this process), the printed output goes back as the
 next user message, and a reply without a code block is the answer. The prompts and messages are the
-ones ``span-client eval --time-agent`` uses (``client.timeagent``); at most ``max_runs`` programs run
+ones ``span-client eval --time-agent`` uses (``client.solvers.timeagent_messages``); at most ``max_runs`` programs run
 (one run plus one retry by default), and a reply still holding code after that is the answer as written.
 
 Every run is an inspect sandbox event (``inspect view`` shows the program and its output); the detailed

@@ -50,7 +50,7 @@ async def test_prompt_examples_print_what_the_prompt_says():
     text = build_system_prompt()
     examples = re.findall(r"```python\n(.*?)```\n\nIt prints:\n\n```\n(.*?)```", text, re.S)
     assert len(examples) == 4
-    async with Sandbox("process") as sb:
+    async with Sandbox() as sb:
         for code, shown in examples:
             res = await sb.run(code)
             assert res.ok, res.stderr
@@ -146,7 +146,7 @@ def test_stdout_read_back_from_the_result_message():
 async def _score(instances, concurrency=2) -> list:
     """Each instance the way the eval loop runs it: reply -> extract -> sandbox -> message -> answer."""
     wrong = []
-    async with Sandbox("process", concurrency=concurrency) as sb:
+    async with Sandbox(concurrency=concurrency) as sb:
         sem = asyncio.Semaphore(concurrency)
 
         async def one(inst):

@@ -107,6 +107,39 @@ def scorer(args, retry: RetryPolicy) -> tuple[Scorer, Any]:
     return Scorer(make_ask(jp, retry, args.timeout), judge_model=jp.label), jp
 
 
+# flags that carry a secret -> the environment variable to use instead
+SECRET_FLAGS = {"api_key": ("--api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
+                "judge_api_key": ("--judge-api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
+                "server_token": ("--server-token", "SPAN_SERVER_TOKEN")}
+
+
+def warn_secret_flags(args) -> None:
+    """A key given as a flag is in this process's command line, which every local process can read
+    (/proc/<pid>/cmdline, ps): say so once per flag, and what to use instead."""
+    for dest, (flag, env) in SECRET_FLAGS.items():
+        if getattr(args, dest, None):
+            print(f"span-client: warning: {flag} puts the secret on the command line, where every process on "
+                  f"this machine can read it; set {env} in the environment instead", file=sys.stderr)
+
+
+def mask_secret_flags(argv: list[str]) -> list[str]:
+    """argv with the values of secret flags replaced by '***' (for anything printed or recorded)."""
+    flags = {flag for flag, _ in SECRET_FLAGS.values()}
+    out, hide = [], False
+    for a in argv:
+        if hide:
+            out.append("***")
+            hide = False
+        elif a in flags:
+            out.append(a)
+            hide = True
+        elif a.split("=", 1)[0] in flags and "=" in a:
+            out.append(a.split("=", 1)[0] + "=***")
+        else:
+            out.append(a)
+    return out
+
+
 def safe_args(args) -> dict:
     out = {}
     for k, v in vars(args).items():

@@ -127,11 +127,10 @@ def run(args) -> int:
             print(f"span-client generate: error: --out {out!r} exists; add --force to overwrite it, or choose "
                   f"another file", file=sys.stderr)
             return 2
+        # mkstemp creates it 0600, and so it stays: instances hold the gold answers (a model's code must not
+        # find them; share the file on purpose with chmod)
         fd, tmp = tempfile.mkstemp(prefix=".span-generate-", suffix=".jsonl.part", dir=directory)
         try:
-            mask = os.umask(0)
-            os.umask(mask)
-            os.fchmod(fd, 0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 for line in _lines(args, dates):
                     f.write(line + "\n")
