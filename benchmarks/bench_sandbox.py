@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
