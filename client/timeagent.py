@@ -29,6 +29,7 @@ PROMPT_SYSTEM = "time_agent_system.md"
 PROMPT_RESULT = "time_agent_result.md"
 PROMPT_RETRY = "time_agent_retry.md"
 PROMPT_GIVEUP = "time_agent_giveup.md"
+PROMPT_NO_CODE = "time_agent_no_code.md"
 MAX_RESULT_CHARS = 4000  # of stdout/stderr shown to the model per run
 _PLACEHOLDER = re.compile(r"<<[A-Z_]+>>")
 
@@ -88,7 +89,7 @@ def build_system_prompt(limits: Limits = DEFAULT_LIMITS) -> str:
 
 
 def prompt_files() -> tuple[str, ...]:
-    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP)
+    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP, PROMPT_NO_CODE)
 
 
 # --------------------------------------------------------------------------------------------- code
@@ -170,6 +171,11 @@ def result_message(result: ExecResult | None, *, turns_left: int, limits: Limits
     if turns_left > 0:
         return _fill(prompts.load(PROMPT_RETRY), {"RESULT": text, "TURNS_LEFT": str(turns_left)})
     return _fill(prompts.load(PROMPT_GIVEUP), {"RESULT": text})
+
+
+def no_code_message() -> str:
+    """The one reminder a first reply without a ```python block gets (the paper's agent always writes code)."""
+    return prompts.load(PROMPT_NO_CODE).strip()
 
 
 # ------------------------------------------------------------------------------- scripted code agent
