@@ -101,16 +101,21 @@ _PY_TAGS = {"", "python", "py", "python3", "py3"}
 
 
 def extract_code(reply_text: str | None) -> str | None:
-    """The code of the LAST ```python (or untagged) block of a reply, or None when there is none.
+    """The code of the LAST ```python block of a reply — or, when no block is tagged as Python, of the last
+    untagged block — or None when there is none.
 
     Last, because a model that shows an earlier version or a fragment before its program puts the
-    program it means last; blocks tagged with another language (```text, ```json) are never code.
+    program it means last; blocks tagged with another language (```text, ```json) are never code. A tagged
+    block wins over untagged ones because small models imitate the prompt's examples, program and then
+    "It prints:" with the output in an untagged block (Qwen2.5-Coder-0.5B does): that is not the program.
     """
     if not reply_text:
         return None
-    blocks = [m.group(2) for m in _FENCE.finditer(reply_text) if m.group(1).lower() in _PY_TAGS]
-    blocks = [b for b in blocks if b.strip()]
-    return blocks[-1].rstrip() + "\n" if blocks else None
+    blocks = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(reply_text) if m.group(1).lower() in _PY_TAGS]
+    blocks = [(tag, b) for tag, b in blocks if b.strip()]
+    tagged = [b for tag, b in blocks if tag]
+    chosen = tagged or [b for _, b in blocks]
+    return chosen[-1].rstrip() + "\n" if chosen else None
 
 
 def _clip(text: str, limit: int, keep: str) -> str:

@@ -131,3 +131,16 @@ def test_real_unaided_no_is_read_as_no(tmp_path):
     t = FormatTally()
     t.add(line)
     assert t.result()["polar_answers"] == {"yes": 0, "no": 1, "neither": 0, "yes_share": 0.0, "gold_yes_share": 1.0}
+
+
+def test_real_program_followed_by_an_imitated_output_block_runs_the_program(tmp_path):
+    fx = fixture("time_agent_imitated_output_block")
+    first = fx["exchanges"][0]["response"]["choices"][0]["message"]["content"]
+    assert first.startswith("```python\n") and "It prints:" in first and first.rstrip().endswith("```")
+    seen: list[dict] = []
+    line = _eval(tmp_path, fx, replayer(fx, seen), "--time-agent")
+    [run] = line["code_runs"]
+    assert run["code"].startswith("day = datetime(2025, 7, 1) + timedelta(days=1)")  # the program, not "1404-4-10"
+    # the model's own mistake shows now (a Gregorian date passed as a Persian one), and it is told so
+    assert run["exit_reason"] == "error" and "Persian year 2025 is out of range" in run["stderr"]
+    assert "Persian year 2025 is out of range" in seen[1]["messages"][-1]["content"]
