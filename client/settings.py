@@ -13,7 +13,8 @@ import prompts
 
 from .rundir import RunFolderError, RunInfo
 
-PROMPTS_BY_MODE = {"unaided": ["system_unaided.md"], "with_tools": ["system_tools.md"]}
+PROMPTS_BY_MODE = {"unaided": ["system_unaided.md"],
+                   "with_tools": ["system_tools.md", "tool_repeat.md", "tools_final_turn.md"]}
 
 
 @dataclass

@@ -77,6 +77,9 @@ def test_prompt_files_exist():
     ("```python\nprint(7)", "print(7)\n"),                   # cut off at the token limit
     ("  ```python\nx = 8\nprint(x)\n  ```", "x = 8\nprint(x)\n"),
     ("```python\n\n```\n```python\nprint(9)\n```", "print(9)\n"),
+    # the prompt's examples imitated: the program, then "It prints:" and an untagged block of output
+    ("```python\nprint(10)\n```\n\nIt prints:\n\n```\n1404-4-10\n```", "print(10)\n"),
+    ("```\nprint(11)\n```\n```\nprint(12)\n```", "print(12)\n"),  # untagged only: the last one
 ])
 def test_extract_code(reply, code):
     assert extract_code(reply) == code

@@ -16,6 +16,7 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
 
 
 class AnthropicProvider(Provider):
+    final_turn_keeps_tools = True
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float | None = None,
                  max_tokens: int = 2048, timeout: float | None = None):
         import anthropic
@@ -45,6 +46,13 @@ class AnthropicProvider(Provider):
         return to_anthropic_tools(tools)
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        return await self._create(system, messages, tools, timeout, None)
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        # the tools stay: the Messages API refuses tool_use / tool_result blocks in a request without them
+        return await self._create(system, messages, tools, timeout, {"type": "none"} if tools else None)
+
+    async def _create(self, system, messages, tools, timeout, tool_choice: dict | None) -> ModelReply:
         sdk = self._sdk
         kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
                                   "messages": messages}
@@ -53,6 +61,8 @@ class AnthropicProvider(Provider):
             kwargs["extra_body"] = {"temperature": self.temperature}
         if tools:
             kwargs["tools"] = tools
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
         if timeout:
             kwargs["timeout"] = timeout
         try:

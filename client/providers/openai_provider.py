@@ -24,6 +24,7 @@ class OpenAIProvider(Provider):
         self._sdk = openai
         self.model = model
         self.compatible = compatible
+        self.final_turn_keeps_tools = not compatible
         self.label = f"{'openai-compatible' if compatible else 'openai'}/{model}"
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -47,6 +48,18 @@ class OpenAIProvider(Provider):
         return to_openai_tools(tools)
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        # "auto" said explicitly: llama-cpp-python's function-calling formats leave the tools out of the prompt
+        # when a request names no tool_choice
+        return await self._complete(system, messages, tools, timeout, "auto" if tools else None)
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        if not self.final_turn_keeps_tools or not tools:
+            # compatible servers render the tools into the prompt whatever tool_choice says (llama-cpp-python
+            # with the GGUF's own template, vLLM by default): only leaving them out keeps a model from calling
+            return await self._complete(system, messages, None, timeout, None)
+        return await self._complete(system, messages, tools, timeout, "none")
+
+    async def _complete(self, system, messages, tools, timeout, tool_choice: str | None) -> ModelReply:
         sdk = self._sdk
         kwargs: dict[str, Any] = {"model": self.model,
                                   "messages": [{"role": "system", "content": system}, *messages]}
@@ -56,9 +69,8 @@ class OpenAIProvider(Provider):
         kwargs["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
         if tools:
             kwargs["tools"] = tools
-            # said explicitly: llama-cpp-python's function-calling formats leave the tools out of the prompt
-            # when a request names no tool_choice
-            kwargs["tool_choice"] = "auto"
+            if tool_choice:
+                kwargs["tool_choice"] = tool_choice
         if timeout:
             kwargs["timeout"] = timeout
         try:
