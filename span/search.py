@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from .calendars import ALL_CALENDAR_NAMES, CALENDAR_NAMES, get_calendar
 from .dates import CalendarDate, _as_int
 from .errors import CalendarError
+from . import disputes as _disputes
 from . import festivals as _festivals
 from .models import CrossCalendarEntry
 
@@ -62,6 +63,8 @@ def convert(d: CalendarDate, targets: Iterable[str] | str | None = None) -> dict
     return {name: (d if name == d.calendar else CalendarDate.from_ordinal(name, n)) for name in names}
 
 
+_DISPUTED_SIX = tuple(c for c in CALENDAR_NAMES if c in _disputes.DISPUTED_CALENDARS)
+
 _SCHEMAS = ("use either {calendar, year, month, day[, is_lunar_leap_month]} for a date, "
             "or {calendar, year, festival_name} for a festival")
 
@@ -101,7 +104,9 @@ def search_calendar(calendar_name=None, year=None, month=None, day=None, festiva
     "hebrew_date": ..., "shaka_date": ..., "persian_date": ..., "lunar_is_leap_month": False}.
     `targets` (calendar names beyond the six, e.g. ["julian", "korean_lunar"]) adds a
     "<name>_date" key for each, and "korean_lunar_is_leap_month" for the Korean lunar calendar;
-    the six keys are always there, as the paper's code expects.
+    the six keys are always there, as the paper's code expects. Where the sources split on a date
+    (span.disputes), a "disputed" key maps its result key to the other reading and the reason, e.g.
+    {"lunar_date": {"other": "2057-9-10", "reason": "sources split 2-2; ..."}}; it is absent otherwise.
     """
     d, _ = resolve_query(calendar_name, year, month, day, festival_name, is_lunar_leap_month,
                          calendar=calendar, event=event, festival=festival)
@@ -119,6 +124,13 @@ def search_calendar(calendar_name=None, year=None, month=None, day=None, festiva
         out[result_key(name)] = other.numeric()
         if get_calendar(name).has_leap_months:
             out[f"{name}_is_leap_month"] = other.is_leap_month
+    disputed = {}
+    for name in _DISPUTED_SIX + tuple(extra):
+        split = _disputes._lookup(name, n)
+        if split is not None:
+            disputed[result_key(name)] = split.as_dict()
+    if disputed:
+        out["disputed"] = disputed
     return out
 
 

@@ -17,6 +17,7 @@ from pyluach import dates as pyluach_dates
 
 from span import CalendarDate, get_calendar
 from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
+from span.calendars.consensus import CHINESE_LUNAR_YEARS
 from span.calendars.persian_nowruz import FIRST_YEAR, NOWRUZ_ORDINALS
 
 ORDINALS = range(MIN_ORDINAL, MAX_ORDINAL + 1)
@@ -99,13 +100,37 @@ def test_persian_matches_convertdate_sampled():
         assert cal.from_ordinal(n)[:3] == tuple(cd_persian.from_jd(ordinal_to_jd(n))), date.fromordinal(n)
 
 
+def _outvoted_chinese_days() -> set[int]:
+    """The days where the majority of the sources outvotes LunarCalendar's table, which borax shares
+    (2089 and 2097: span/calendars/consensus.py, tests/test_calendar_consensus.py)."""
+    cal = get_calendar("chinese_lunar")
+
+    def read(lay, n):
+        m = [m for m in lay.months if m.start <= n][-1]
+        return m.number, n - m.start + 1, m.is_leap
+
+    out = set()
+    for year in CHINESE_LUNAR_YEARS:
+        lay, raw = cal.layout(year), cal.raw_layout(year)
+        assert (lay.start, lay.end) == (raw.start, raw.end)
+        out |= {n for n in range(lay.start, lay.end) if read(lay, n) != read(raw, n)}
+    return out
+
+
 def test_chinese_lunar_matches_borax():
+    outvoted = _outvoted_chinese_days()
+    assert len(outvoted) == 60 and all(date.fromordinal(n).year in (2089, 2097) for n in outvoted)
+
     def oracle(n):
         d = date.fromordinal(n)
         if d < date(1900, 1, 31):  # before borax's range; checked against LunarCalendar below
             return None
         lunar = LunarDate.from_solar(d)
-        return lunar.year, lunar.month, lunar.day, bool(lunar.leap)
+        reading = lunar.year, lunar.month, lunar.day, bool(lunar.leap)
+        if n in outvoted:  # borax has the outvoted table's reading there
+            assert get_calendar("chinese_lunar").from_ordinal(n) != reading
+            return None
+        return reading
     _check("chinese_lunar", oracle)
 
 

@@ -203,17 +203,42 @@ async def test_invalid_json_arguments_openai(spec):
         assert fake.requests[0]["body"]["max_completion_tokens"] == 2048
 
 
+def _no_tools_allowed(body: dict) -> bool:
+    return body.get("tool_choice") in ("none", {"type": "none"}) or not body.get("tools")
+
+
 @pytest.mark.parametrize("cls,spec", KINDS)
-async def test_max_turns_reached(cls, spec):
-    with cls(lambda body, i: ToolCalls([("list_calendars", {})])) as fake:
+async def test_max_turns_reached_ends_with_one_request_without_tools(cls, spec):
+    def policy(body, i):  # a new call every turn (no repeats) until tools are no longer allowed
+        if _no_tools_allowed(body):
+            return Text("Final answer: 2025-6-28")
+        return ToolCalls([("date_arithmetic", {**GOOD_ARGS, "days": -1 - i})])
+
+    with cls(policy) as fake:
+        p = provider_for(fake, spec)
+        async with inproc_mcp() as mcp:
+            out = await ChatSolver(p, system="s", tools=mcp, max_turns=3).solve("q")
+        await p.aclose()
+    assert out.stop_reason == "answered" and out.final_answer == "Final answer: 2025-6-28"
+    assert out.final_turn == "max_turns" and out.repeats_caught == 0
+    assert len(fake.requests) == 4 and out.turns == 4  # three turns with tools, then the final one
+    assert len(out.tool_calls) == 3  # the third turn's call ran: the final answer may use its result
+    final = fake.requests[-1]["body"]
+    assert final["tools"] and final["tool_choice"] == ({"type": "none"} if spec.startswith("anthropic") else "none")
+    assert "No more tool calls can be made" in json.dumps(final["messages"][-1])
+
+
+@pytest.mark.parametrize("cls,spec", KINDS)
+async def test_a_final_turn_reply_that_calls_a_tool_is_no_answer(cls, spec):
+    with cls(lambda body, i: ToolCalls([("date_arithmetic", {**GOOD_ARGS, "days": -1 - i})])) as fake:
         p = provider_for(fake, spec)
         async with inproc_mcp() as mcp:
             out = await ChatSolver(p, system="s", tools=mcp, max_turns=3).solve("q")
         await p.aclose()
     assert out.stop_reason == "max_turns"
     assert out.final_answer is None and out.error is None
-    assert len(fake.requests) == 3 and out.turns == 3
-    assert len(out.tool_calls) == 2  # the third turn's calls are not executed
+    assert len(fake.requests) == 4 and out.final_turn == "max_turns"
+    assert any("final request without tools was a tool call" in n for n in out.notes)
 
 
 @pytest.mark.parametrize("cls,spec", KINDS)

@@ -80,6 +80,9 @@ CASES = [
     ("judge key hint", ["eval", "--model", "reference", "--with-tools", "--date", "2025-07-01", "--out", "{tmp}/r",
                         "--judge-model", "openai/gpt-x"], None, "--judge-api-key"),
     ("judge not a folder", ["judge", "{tmp}/nothing"], None, "is not a folder"),
+    ("judge corrupt line mid results", ["judge", "{tmp}/run"], _corrupt_results, "(line 2) and not a cut-off"),
+    ("sandbox process renamed", ["eval", "--model", "reference-code", "--time-agent", "--date", "2025-07-01",
+                                 "--out", "{tmp}/r", "--sandbox", "process"], None, "now called 'unsafe-process'"),
     ("unknown command", ["evaluate"], None, "commands: generate, eval"),
     ("server token without url", ["eval", "--model", "reference", "--with-tools", "--date", "2025-07-01",
                                   "--out", "{tmp}/r", "--server-token", "x" * 20], None, "--server-url"),
@@ -146,3 +149,14 @@ def test_corrupt_line_is_set_aside_with_force_resume(tmp_path, capsys):
     assert (run / "results.corrupt").read_text() == "{this is not json\n"
     ids = [json.loads(x)["id"] for x in (run / "results.jsonl").read_text().splitlines()]
     assert len(ids) == len(set(ids)) == 3
+
+
+def test_judge_sets_a_corrupt_line_aside_with_force_resume(tmp_path, capsys):
+    _corrupt_results(tmp_path)
+    run = tmp_path / "run"
+    assert main(["judge", str(run), "--force-resume"]) == 0
+    assert (run / "results.corrupt").read_text() == "{this is not json\n"
+    ids = [json.loads(x)["id"] for x in (run / "results.jsonl").read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 3
+    assert json.loads((run / "summary.json").read_text())["n"] == 3
+    assert oct((run / "results.corrupt").stat().st_mode & 0o777) == oct(0o600)

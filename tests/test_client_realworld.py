@@ -26,7 +26,7 @@ OVERFLOW = ("This model's maximum context length is 4096 tokens. However, you re
 
 
 def _eval(base_url: str, out: Path, inst: Path, *extra: str, model: str = "openai-compatible/m") -> list[str]:
-    return ["eval", "--model", model, "--base-url", base_url, "--api-key", "k", "--instances", str(inst),
+    return ["eval", "--model", model, "--base-url", base_url, "--instances", str(inst),
             "--out", str(out), "--quiet", "--retry-base-delay", "0.05", *extra]
 
 
@@ -47,7 +47,8 @@ def test_unreachable_endpoint_fails_within_10s_naming_the_url(tmp_path, inst, ca
     assert not (tmp_path / "run" / "results.jsonl").exists() or not (tmp_path / "run" / "results.jsonl").read_text()
 
 
-def test_unknown_model_fails_fast(tmp_path, inst, capsys):
+def test_unknown_model_fails_fast(tmp_path, inst, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")  # openai/ needs one (from the environment, as recommended)
     with FakeOpenAI(lambda b, i: Text("x")) as fake:
         fake.models = ["gpt-real"]
         rc = main(_eval(fake.base_url, tmp_path / "run", inst, model="openai/gpt-typo"))

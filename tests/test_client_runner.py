@@ -255,7 +255,9 @@ def test_run_folder_of_another_model_is_refused(tmp_path, toy, capsys):
         assert main(eval_args(fake, tmp_path / "run", f, "openai/gpt-test")) == 0
         capsys.readouterr()
         assert main(eval_args(fake, tmp_path / "run", f, "openai/other")) == 2
-    err = capsys.readouterr().err.strip()
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].startswith("span-client: warning: --api-key puts the secret on the command line")
+    err = "\n".join(lines[1:])
     assert err.startswith("span-client: error:") and "openai/gpt-test" in err and len(err.splitlines()) == 1
 
 

@@ -13,6 +13,7 @@ import pytest
 from client.cli import main
 from client.providers.scripted import final_answer, program_for
 from client.solvers.timeagent_messages import stdout_from_message
+from tests.fakes.cheats import sandbox_folders, sandbox_processes
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 
 HOSTILE = {
@@ -56,13 +57,16 @@ def test_a_model_that_writes_correct_code_scores_100_on_200(tmp_path):
         assert main(_eval(fake, tmp_path / "run", "--date", "2025-07-01", "--sample", "200")) == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["n"] == 200 and summary["accuracy"] == 1.0 and summary["mode"] == "time_agent"
-    assert summary["code_runs"] == {"instances_with_code": 200, "instances_with_failed_code": 0}
+    assert summary["code_runs"] == {"instances_with_code": 200, "instances_with_failed_code": 0,
+                                    "answers_without_code": 0, "code_reminders": 0}
     line = _lines(tmp_path / "run")[0]
     [run] = line["code_runs"]
     assert run["exit_reason"] == "ok" and "search_calendar" in run["code"] and run["stdout"] and run["seconds"] > 0
     assert line["turns"] == 2 and line["final_answer"].startswith("The program printed")
     info = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert info["sandbox"]["kind"] == "process" and info["sandbox"]["limits"]["wall_seconds"] > 0
+    assert info["sandbox"]["kind"] in ("bwrap", "namespaces") and info["sandbox"]["limits"]["wall_seconds"] > 0
+    assert info["sandbox"]["isolation"]["requested"] == "auto" and info["settings"]["sandbox"] == "auto"
+    assert info["sandbox"]["isolation"]["pid_namespace"] and info["sandbox"]["isolation"]["private_root"]
 
 
 def test_hostile_code_is_contained_and_recorded(tmp_path, monkeypatch):
@@ -87,7 +91,6 @@ def test_hostile_code_is_contained_and_recorded(tmp_path, monkeypatch):
             return Text("```python\n" + by_question[first_user_text(body)] + "```")
         return Text("Final answer: I could not compute it.")
 
-    before = set(os.listdir("/tmp"))
     t = time.monotonic()
     with FakeOpenAI(hostile) as fake:
         rc = main(_eval(fake, tmp_path / "run", "--instances", str(inst), "--max-turns", "1", "--concurrency", "3"))
@@ -108,8 +111,8 @@ def test_hostile_code_is_contained_and_recorded(tmp_path, monkeypatch):
     assert reasons["sys.exit"] == "error"
     assert not (tmp_path / "home" / "span-sandbox-escape.txt").exists()
     assert not list((tmp_path / "home").iterdir())
-    leftovers = {n for n in set(os.listdir("/tmp")) - before if n.startswith("span-sandbox")}
-    assert not leftovers, leftovers
+    assert not sandbox_folders(os.getpid())  # its own: other sandboxes may run on this machine meanwhile
+    assert not sandbox_processes(os.getpid())
 
 
 def test_scripted_code_agent_and_the_three_arms_in_the_report(tmp_path, capsys):

@@ -36,7 +36,7 @@ def test_one_date_to_file(tmp_path):
     rows = read(out)
     assert len(rows) == 1780 and rows == list(generate_instances(date(2025, 7, 1)))
     assert [p.name for p in tmp_path.iterdir()] == ["instances.jsonl"]          # no temp file left
-    assert oct(out.stat().st_mode & 0o777) != oct(0o600)
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)                       # gold: its owner's only
 
 
 def test_range_list_and_stdout(tmp_path, capsys):

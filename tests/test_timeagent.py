@@ -50,7 +50,7 @@ async def test_prompt_examples_print_what_the_prompt_says():
     text = build_system_prompt()
     examples = re.findall(r"```python\n(.*?)```\n\nIt prints:\n\n```\n(.*?)```", text, re.S)
     assert len(examples) == 4
-    async with Sandbox("process") as sb:
+    async with Sandbox() as sb:
         for code, shown in examples:
             res = await sb.run(code)
             assert res.ok, res.stderr
@@ -77,6 +77,9 @@ def test_prompt_files_exist():
     ("```python\nprint(7)", "print(7)\n"),                   # cut off at the token limit
     ("  ```python\nx = 8\nprint(x)\n  ```", "x = 8\nprint(x)\n"),
     ("```python\n\n```\n```python\nprint(9)\n```", "print(9)\n"),
+    # the prompt's examples imitated: the program, then "It prints:" and an untagged block of output
+    ("```python\nprint(10)\n```\n\nIt prints:\n\n```\n1404-4-10\n```", "print(10)\n"),
+    ("```\nprint(11)\n```\n```\nprint(12)\n```", "print(12)\n"),  # untagged only: the last one
 ])
 def test_extract_code(reply, code):
     assert extract_code(reply) == code
@@ -146,7 +149,7 @@ def test_stdout_read_back_from_the_result_message():
 async def _score(instances, concurrency=2) -> list:
     """Each instance the way the eval loop runs it: reply -> extract -> sandbox -> message -> answer."""
     wrong = []
-    async with Sandbox("process", concurrency=concurrency) as sb:
+    async with Sandbox(concurrency=concurrency) as sb:
         sem = asyncio.Semaphore(concurrency)
 
         async def one(inst):

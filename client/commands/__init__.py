@@ -13,4 +13,5 @@ COMMANDS = {  # name: (module, help)
     "tools": ("client.commands.tools", "list the MCP server's tools or call one (no LLM involved)"),
     "demo": ("client.commands.demo",
              "offline end-to-end with the scripted agents: generate, evaluate, report (no API key)"),
+    "export": ("client.commands.export", "write a run folder as an inspect_ai log (open it with `inspect view`)"),
 }

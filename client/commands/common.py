@@ -107,6 +107,39 @@ def scorer(args, retry: RetryPolicy) -> tuple[Scorer, Any]:
     return Scorer(make_ask(jp, retry, args.timeout), judge_model=jp.label), jp
 
 
+# flags that carry a secret -> the environment variable to use instead
+SECRET_FLAGS = {"api_key": ("--api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
+                "judge_api_key": ("--judge-api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
+                "server_token": ("--server-token", "SPAN_SERVER_TOKEN")}
+
+
+def warn_secret_flags(args) -> None:
+    """A key given as a flag is in this process's command line, which every local process can read
+    (/proc/<pid>/cmdline, ps): say so once per flag, and what to use instead."""
+    for dest, (flag, env) in SECRET_FLAGS.items():
+        if getattr(args, dest, None):
+            print(f"span-client: warning: {flag} puts the secret on the command line, where every process on "
+                  f"this machine can read it; set {env} in the environment instead", file=sys.stderr)
+
+
+def mask_secret_flags(argv: list[str]) -> list[str]:
+    """argv with the values of secret flags replaced by '***' (for anything printed or recorded)."""
+    flags = {flag for flag, _ in SECRET_FLAGS.values()}
+    out, hide = [], False
+    for a in argv:
+        if hide:
+            out.append("***")
+            hide = False
+        elif a in flags:
+            out.append(a)
+            hide = True
+        elif a.split("=", 1)[0] in flags and "=" in a:
+            out.append(a.split("=", 1)[0] + "=***")
+        else:
+            out.append(a)
+    return out
+
+
 def safe_args(args) -> dict:
     out = {}
     for k, v in vars(args).items():
@@ -149,6 +182,17 @@ def print_summary(summary: dict, out_dir: Path) -> None:
     print(f"{summary.get('model')} [{summary.get('mode')}]: accuracy {acc_s} "
           f"({summary['n_correct']}/{summary['n_scored']} scored, {summary.get('n_unscored', 0)} unscored, "
           f"{summary['n']} instances, {summary['n_errors']} errors)")
+    by_format = summary.get("by_format")
+    if by_format:  # content and polar apart, and how many polar answers were "Yes"
+        def acc(part: dict) -> str:
+            a = part.get("accuracy")
+            return f"{100 * a:.1f}% ({part['n_correct']}/{part['n_scored']})" if a is not None else "n/a"
+
+        pa = by_format.get("polar_answers") or {}
+        yes, gold = pa.get("yes_share"), pa.get("gold_yes_share")
+        print(f"content {acc(by_format['content'])}, polar {acc(by_format['polar'])}"
+              + (f"; \"Yes\" in {100 * yes:.0f}% of polar answers" if yes is not None else "")
+              + (f" ({100 * gold:.0f}% of polar golds are \"Yes\")" if gold is not None and yes is not None else ""))
     agreement = summary.get("agreement")
     if agreement:
         k = agreement.get("cohen_kappa")
@@ -163,10 +207,17 @@ def print_summary(summary: dict, out_dir: Path) -> None:
     if calls:
         print(f"tool calls: {calls['native']} native, {calls['text']} written as text, {calls['unparsed']} "
               f"unusable; {calls['instances_with_calls']} instances used a tool")
+    guard = summary.get("loop_guard")
+    if guard:
+        print(f"loop guard: {guard['repeats_caught']} repeated calls not run again ({guard['instances_with_repeats']} "
+              f"instances); {guard['final_turns']} final requests without tools, {guard['final_turn_answers']} "
+              f"answered")
     runs = summary.get("code_runs")
     if runs:
         print(f"code runs: {runs['instances_with_code']} instances ran code, {runs['instances_with_failed_code']} "
-              f"with a failed execution")
+              f"with a failed execution"
+              + (f"; {runs['answers_without_code']} answers without any code run ({runs['code_reminders']} "
+                 f"reminded to write a program)" if "answers_without_code" in runs else ""))
     for w in summary.get("warnings") or []:
         print(f"WARNING: {w}", file=sys.stderr)
     if summary["n_errors"]:

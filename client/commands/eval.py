@@ -14,7 +14,7 @@ from ..mcp_tools import TOKEN_ENV, MCPConnectionError
 from ..providers import ModelSpecError, parse_model
 from ..rundir import RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
-from ..sandbox import SandboxError
+from ..sandbox import KINDS, SandboxError
 from ..settings import EvalConfig
 from ..solvers.chat import TOOL_CALL_MODES
 from . import common
@@ -40,7 +40,9 @@ def configure(ev: argparse.ArgumentParser) -> None:
                          "--with-tools), 'reference-code' (writes Python for the Time Agent's sandbox; "
                          "--time-agent) and 'baseline' (unaided floor)")
     ev.add_argument("--base-url", metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
-    ev.add_argument("--api-key", metavar="KEY", help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY)")
+    ev.add_argument("--api-key", metavar="KEY",
+                    help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY; prefer those: a flag is visible to "
+                         "every local process)")
     ev.add_argument("--temperature", type=common.temperature, default=None, metavar="T|none",
                     help="sampling temperature (default: 0 for OpenAI/compatible, as the paper's greedy decoding; "
                          "not sent to Anthropic unless given). 'none' sends no temperature (reasoning models reject "
@@ -64,9 +66,13 @@ def configure(ev: argparse.ArgumentParser) -> None:
                          "reply, as open models served without a tool parser do; the tools are then described in "
                          "the system prompt, Hermes style, instead of the API's tools field, which many chat "
                          "templates drop), or auto (both; default)")
-    ev.add_argument("--sandbox", choices=("process", "bwrap"), default="process",
-                    help="--time-agent: run the model's code in a limited child process (default) or, stronger, "
-                         "inside bubblewrap (needs the bwrap command)")
+    ev.add_argument("--sandbox", type=sandbox_kind, default="auto", metavar="|".join(KINDS),
+                    help="--time-agent: where the model's code runs. auto (default): the first of bwrap (bubblewrap) "
+                         "and namespaces (as root, without bwrap) that works here; both show the code nothing of "
+                         "this machine but the Python runtime (no files, no other process, no network, no socket); "
+                         "when neither works --time-agent stops and says what to install. unsafe-process: a limited "
+                         "child process that can still read every file and process command line this user can; "
+                         "only when asked for by name")
     ev.add_argument("--max-turns", type=positive_int, default=None, metavar="N",
                     help="max model requests per instance with --with-tools (default 8); with --time-agent, max "
                          "code runs per instance (default 2: one run and one retry after an execution error)")
@@ -101,8 +107,19 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--judge-model", metavar="PROVIDER/MODEL",
                     help="LLM judge PROVIDER/MODEL (paper Appendix E prompt); the rules judge always runs")
     ev.add_argument("--judge-base-url", metavar="URL", help="base URL for the judge model")
-    ev.add_argument("--judge-api-key", metavar="KEY", help="API key for the judge model")
+    ev.add_argument("--judge-api-key", metavar="KEY",
+                    help="API key for the judge model (prefer the provider's environment variable)")
     ev.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def sandbox_kind(text: str) -> str:
+    if text == "process":
+        raise argparse.ArgumentTypeError("'process' is now called 'unsafe-process' (the model's code can read this "
+                                         "user's files and other processes' command lines there); the default, "
+                                         "auto, hides them")
+    if text not in KINDS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(KINDS)}, got {text!r}")
+    return text
 
 
 def _mode(args) -> str:
@@ -137,6 +154,10 @@ def _check(args) -> None:
 
 def run(args) -> int:
     _check(args)
+    common.warn_secret_flags(args)
+    if args.time_agent and args.sandbox == "unsafe-process":
+        print("span-client: warning: --sandbox unsafe-process: the model's code can read every file and process "
+              "command line this user can read (instances, run folders, keys given as flags)", file=sys.stderr)
     retry = common.retry_policy(args)
     provider = common.provider(args.model, base_url=args.base_url, api_key=args.api_key,
                                temperature=args.temperature, max_tokens=args.max_tokens, timeout=args.timeout)
@@ -198,6 +219,10 @@ def execute(cfg: EvalConfig, provider, instances, total: int, scorer, retry, jud
 
 
 def resume_command() -> str:
-    return "span-client " + " ".join(shlex.quote(a) for a in common.INVOKED) if common.INVOKED else "the same command"
+    if not common.INVOKED:
+        return "the same command"
+    argv = common.mask_secret_flags(common.INVOKED)
+    note = " (with your key for ***)" if argv != common.INVOKED else ""
+    return "span-client " + " ".join(shlex.quote(a) for a in argv) + note
 
 

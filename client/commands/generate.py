@@ -66,6 +66,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "Islamic calendar; default) or umm_al_qura (Saudi Arabia's civil calendar, questions "
                              "say 'Islamic (Umm al-Qura)'; evaluation dates "
                              f"{UQ_MIN_EVAL_DATE.isoformat()} .. {UQ_MAX_EVAL_DATE.isoformat()})")
+    parser.add_argument("--exclude-disputed", action="store_true",
+                        help="leave out the instances whose gold depends on a day the calendar's independent "
+                             "sources dispute (default: keep them, marked with 'disputed': the other reading "
+                             "and why; README 'How correctness is checked')")
     parser.add_argument("--force", action="store_true", help="overwrite --out if the file exists")
     parser.add_argument("--max-dates", type=_positive_int, default=MAX_DATES, metavar="N",
                         help=f"refuse more evaluation dates than this (default {MAX_DATES:,}: each date is 1,780 "
@@ -78,6 +82,8 @@ def _lines(args, dates):
     options = {"polar_negatives": args.polar_negatives, "date_formats": args.date_formats, "seed": args.seed}
     if args.extended:
         options["extended"] = True
+    if args.exclude_disputed:
+        options["exclude_disputed"] = True
     if args.islamic_convention != "tabular":  # only when asked: the paper's call stays as it was
         options["islamic_convention"] = args.islamic_convention
     if args.sample is not None:
@@ -121,11 +127,10 @@ def run(args) -> int:
             print(f"span-client generate: error: --out {out!r} exists; add --force to overwrite it, or choose "
                   f"another file", file=sys.stderr)
             return 2
+        # mkstemp creates it 0600, and so it stays: instances hold the gold answers (a model's code must not
+        # find them; share the file on purpose with chmod)
         fd, tmp = tempfile.mkstemp(prefix=".span-generate-", suffix=".jsonl.part", dir=directory)
         try:
-            mask = os.umask(0)
-            os.umask(mask)
-            os.fchmod(fd, 0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 for line in _lines(args, dates):
                     f.write(line + "\n")

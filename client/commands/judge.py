@@ -17,7 +17,11 @@ def configure(jd: argparse.ArgumentParser) -> None:
     jd.add_argument("run_dir", type=Path, help="run folder written by `span-client eval`")
     jd.add_argument("--judge-model", help="LLM judge PROVIDER/MODEL (default: rules judge only, earlier LLM verdicts kept)")
     jd.add_argument("--judge-base-url", help="base URL for the judge model")
-    jd.add_argument("--judge-api-key", help="API key for the judge model")
+    jd.add_argument("--judge-api-key", help="API key for the judge model (prefer the provider's environment variable: "
+                                            "a flag is visible to every local process)")
+    jd.add_argument("--force-resume", action="store_true",
+                    help="re-judge even though results.jsonl holds lines that are not result records: they are set "
+                         "aside in results.corrupt (without it such a folder is refused with their line numbers)")
     jd.add_argument("--concurrency", type=positive_int, default=8)
     jd.add_argument("--timeout", type=positive_float, default=120.0)
     jd.add_argument("--max-retries", type=nonneg_int, default=6)
@@ -31,12 +35,13 @@ def run(args) -> int:
         raise common.UsageError(f"{args.run_dir} is not a folder (give a run folder written by `span-client eval`)")
     if args.judge_base_url and not args.judge_model:
         raise common.UsageError("--judge-base-url needs --judge-model")
+    common.warn_secret_flags(args)
     retry = common.retry_policy(args)
     scorer, jp = common.scorer(args, retry)
 
     async def go():
         try:
-            return await rejudge(args.run_dir, scorer, args.concurrency)
+            return await rejudge(args.run_dir, scorer, args.concurrency, force=args.force_resume)
         finally:
             if jp is not None:
                 await jp.aclose()

@@ -16,6 +16,7 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
 
 
 class AnthropicProvider(Provider):
+    final_turn_keeps_tools = True
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float | None = None,
                  max_tokens: int = 2048, timeout: float | None = None):
         import anthropic
@@ -44,7 +45,8 @@ class AnthropicProvider(Provider):
     def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
         return to_anthropic_tools(tools)
 
-    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
+    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None,
+                     tool_choice: dict | None = None) -> dict[str, Any]:
         """The Messages request parameters (also the ``params`` of one Message Batches request)."""
         body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": system,
                                 "messages": messages}
@@ -52,11 +54,20 @@ class AnthropicProvider(Provider):
             body["temperature"] = self.temperature
         if tools:
             body["tools"] = tools
+            if tool_choice:
+                body["tool_choice"] = tool_choice
         return body
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        return await self._create(self.request_body(system, messages, tools), timeout)
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        # the tools stay: the Messages API refuses tool_use / tool_result blocks in a request without them
+        return await self._create(self.request_body(system, messages, tools, {"type": "none"} if tools else None),
+                                  timeout)
+
+    async def _create(self, kwargs: dict[str, Any], timeout) -> ModelReply:
         sdk = self._sdk
-        kwargs = self.request_body(system, messages, tools)
         if "temperature" in kwargs:
             # The Messages API of anthropic 2.x has no sampling parameters; send one only when asked for.
             kwargs["extra_body"] = {"temperature": kwargs.pop("temperature")}

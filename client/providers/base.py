@@ -72,6 +72,7 @@ class Provider(ABC):
     is_llm: bool = True
     supports_tools: bool = True
     requires_tools: bool = False
+    final_turn_keeps_tools: bool = False  # generate_without_tools sends the tools with tool_choice "none"
 
     @abstractmethod
     def initial_messages(self, question: str) -> list[dict]: ...
@@ -85,6 +86,29 @@ class Provider(ABC):
 
     @abstractmethod
     def tool_result_messages(self, results: list[ToolResult]) -> list[dict]: ...
+
+    async def generate_without_tools(self, system: str, messages: list[dict], tools: list[dict] | None,
+                                     timeout: float | None) -> ModelReply:
+        """One request in which the model may not call a tool (the tool loop's final turn). ``tools`` are the
+        definitions offered so far. By default they are left out of the request; a provider whose API has a
+        ``tool_choice`` of "none" keeps them and forbids calls instead (a history of tool calls may need them)."""
+        return await self.generate(system, messages, None, timeout)
+
+    @staticmethod
+    def add_user_text(messages: list[dict], text: str) -> None:
+        """Append ``text`` for the model to read next: to the last user message when there is one (tool
+        results sent as a user message, Anthropic's tool_result blocks), else as a new user message (after
+        OpenAI's ``role: tool`` results). Roles keep alternating either way."""
+        last = messages[-1] if messages else None
+        if last is not None and last.get("role") == "user":
+            content = last.get("content")
+            if isinstance(content, str):
+                last["content"] = content + "\n\n" + text
+                return
+            if isinstance(content, list):
+                content.append({"type": "text", "text": text})
+                return
+        messages.append({"role": "user", "content": text})
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass

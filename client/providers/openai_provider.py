@@ -24,6 +24,7 @@ class OpenAIProvider(Provider):
         self._sdk = openai
         self.model = model
         self.compatible = compatible
+        self.final_turn_keeps_tools = not compatible
         self.label = f"{'openai-compatible' if compatible else 'openai'}/{model}"
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -46,8 +47,10 @@ class OpenAIProvider(Provider):
     def tool_definitions(self, tools: list[ToolSpec]) -> list[dict]:
         return to_openai_tools(tools)
 
-    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None) -> dict[str, Any]:
-        """The Chat Completions request body (also one line of a Batch API input file)."""
+    def request_body(self, system: str, messages: list[dict], tools: list[dict] | None,
+                     tool_choice: str | None = None) -> dict[str, Any]:
+        """The Chat Completions request body (also one line of a Batch API input file). With tools, the
+        tool_choice is "auto" unless said."""
         body: dict[str, Any] = {"model": self.model, "messages": [{"role": "system", "content": system}, *messages]}
         if self.temperature is not None:  # None (--temperature none): reasoning models reject any temperature
             body["temperature"] = self.temperature
@@ -55,14 +58,23 @@ class OpenAIProvider(Provider):
         body["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
         if tools:
             body["tools"] = tools
-            # said explicitly: llama-cpp-python's function-calling formats leave the tools out of the prompt
-            # when a request names no tool_choice
-            body["tool_choice"] = "auto"
+            # "auto" said explicitly: llama-cpp-python's function-calling formats leave the tools out of the
+            # prompt when a request names no tool_choice
+            body["tool_choice"] = tool_choice or "auto"
         return body
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
+        return await self._complete(self.request_body(system, messages, tools), timeout)
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        if not self.final_turn_keeps_tools or not tools:
+            # compatible servers render the tools into the prompt whatever tool_choice says (llama-cpp-python
+            # with the GGUF's own template, vLLM by default): only leaving them out keeps a model from calling
+            return await self._complete(self.request_body(system, messages, None), timeout)
+        return await self._complete(self.request_body(system, messages, tools, "none"), timeout)
+
+    async def _complete(self, kwargs: dict[str, Any], timeout) -> ModelReply:
         sdk = self._sdk
-        kwargs = self.request_body(system, messages, tools)
         if timeout:
             kwargs["timeout"] = timeout
         try:

@@ -97,6 +97,9 @@ def run(args) -> int:
         figs, notes = figures.make_figures(rep, out)
     for x in warnings:
         print(f"warning: {x}", file=sys.stderr)
+    for a in rep["answers"]:
+        if a["one_word_warning"]:
+            print(f"warning: {a['label']}: {a['one_word_warning']}", file=sys.stderr)
 
     inputs = [str(r.path) for r in runs]
     md = tables.render_markdown(rep, figs, csv_files, list(args.run_dirs), errors, warnings,

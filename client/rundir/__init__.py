@@ -1,5 +1,6 @@
 """The run folder: its layout, format version, typed records, reading and writing — the only place that
-knows them. Everything else (the runner, ``span-client judge``, the report) goes through here.
+knows them. Everything else (the runner, ``span-client judge``, the report) goes through here. The folder is
+created 0700 and its files 0600: they hold the gold answers.
 
 A run folder (``span-client eval --out DIR``)::
 
@@ -8,17 +9,18 @@ A run folder (``span-client eval --out DIR``)::
     summary.json    Summary: counts over results.jsonl (the one place accuracy is counted: ``count``)
     errors.jsonl    failed attempts set aside when a resume asks those instances again
     server.log      the stdio MCP server's stderr
-    results.corrupt undecodable lines set aside by ``--force-resume`` (never silently dropped)
+    results.corrupt undecodable lines set aside by ``--force-resume`` of eval or judge (never silently dropped)
     .lock           held while a command writes the folder
 """
 
 from .summary import summarize
 from .counts import count, is_error, judge_request_failed, primary_verdict, verdict_correct
-from .folder import LineRead, RunFolder, RunFolderError, atomic_write_json, atomic_write_text, run_files_in
+from .folder import (LineRead, RunFolder, RunFolderError, atomic_write_json, atomic_write_text, private_open,
+                     run_files_in)
 from .records import (FORMAT_VERSION, MODES, READABLE_VERSIONS, CodeRun, ResultLine, RunInfo, Summary,
                       ToolCallRecord)
 
 __all__ = ["FORMAT_VERSION", "READABLE_VERSIONS", "MODES", "RunFolder", "RunFolderError", "LineRead",
            "ResultLine", "RunInfo", "Summary", "ToolCallRecord", "CodeRun", "count", "is_error",
            "primary_verdict", "verdict_correct", "judge_request_failed", "atomic_write_json",
-           "atomic_write_text", "summarize", "run_files_in"]
+           "atomic_write_text", "private_open", "summarize", "run_files_in"]

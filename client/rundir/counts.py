@@ -1,5 +1,6 @@
 """How a result line counts: the one definition of scored, correct, error and accuracy, used by the
-summary written at the end of a run and by the report."""
+summary written at the end of a run and by the report; and the figures a constant answer cannot carry
+(content and polar accuracy apart, the share of polar answers that are "Yes")."""
 
 from __future__ import annotations
 
@@ -76,3 +77,84 @@ def count(records: Iterable[dict]) -> dict:
     for r in records:
         tally.add(r)
     return tally.result()
+
+
+# A run whose polar answers are more than this share one word measured a coin, not the model.
+ONE_WORD_SHARE = 0.9
+MIN_POLAR_ANSWERS = 10  # fewer worded polar answers than this: no warning (too few to tell)
+FORMATS = ("content", "polar")
+
+
+def polar_word(rec: dict) -> str | None:
+    """"Yes" / "No" as the rules judge read a polar answer (None: no yes/no in it, or not judged)."""
+    v = (rec.get("verdicts") or {}).get("rules")
+    word = v.get("extracted") if isinstance(v, dict) else None
+    return word if word in ("Yes", "No") else None
+
+
+def _gold_yes(rec: dict) -> bool | None:
+    gold = rec.get("gold")
+    if isinstance(gold, bool):
+        return gold
+    answer = rec.get("answer")
+    return answer == "Yes" if answer in ("Yes", "No") else None
+
+
+class FormatTally:
+    """Accuracy on content and on polar questions apart, and what the polar answers were: a model that
+    answers every polar question "Yes" scores 100 % on them under the paper's protocol (every polar gold
+    is "Yes") and 50 % on balanced questions, without doing any work."""
+
+    def __init__(self) -> None:
+        self.parts = {f: Tally() for f in FORMATS}
+        self.words = {"Yes": 0, "No": 0, None: 0}
+        self.gold_yes = self.gold_known = 0
+
+    def add(self, r: dict) -> None:
+        fmt = r.get("question_format")
+        if fmt not in self.parts:
+            return
+        self.parts[fmt].add(r)
+        if fmt != "polar" or is_error(r):
+            return
+        self.words[polar_word(r)] += 1
+        gold = _gold_yes(r)
+        if gold is not None:
+            self.gold_known += 1
+            self.gold_yes += gold
+
+    def result(self) -> dict:
+        out: dict = {}
+        for fmt, tally in self.parts.items():
+            c = tally.result()
+            out[fmt] = {k: c[k] for k in ("n", "n_scored", "n_correct", "accuracy")}
+        worded = self.words["Yes"] + self.words["No"]
+        out["polar_answers"] = {
+            "yes": self.words["Yes"], "no": self.words["No"], "neither": self.words[None],
+            "yes_share": self.words["Yes"] / worded if worded else None,
+            "gold_yes_share": self.gold_yes / self.gold_known if self.gold_known else None}
+        return out
+
+
+def one_word_warning(formats: dict) -> str | None:
+    """The warning when one word makes up more than ONE_WORD_SHARE of the polar answers (else None)."""
+    pa = formats.get("polar_answers") or {}
+    yes, no = pa.get("yes", 0), pa.get("no", 0)
+    if yes + no < MIN_POLAR_ANSWERS:
+        return None
+    word, k = ("Yes", yes) if yes >= no else ("No", no)
+    if k / (yes + no) <= ONE_WORD_SHARE:
+        return None
+
+    def acc(part: dict) -> str:
+        a = part.get("accuracy")
+        return "n/a" if a is None else f"{100 * a:.1f}% ({part['n_correct']}/{part['n_scored']})"
+
+    text = (f"{k} of {yes + no} polar answers are \"{word}\" ({100 * k / (yes + no):.0f}%): one word carries the "
+            f"polar questions, so their accuracy ({acc(formats['polar'])}) measures that word, not the model; "
+            f"read the content accuracy ({acc(formats['content'])})")
+    gold = pa.get("gold_yes_share")
+    if gold is not None and (gold >= ONE_WORD_SHARE or gold <= 1 - ONE_WORD_SHARE):
+        text += (f". {100 * gold:.0f}% of the polar golds are \"Yes\" (the paper's protocol): for balanced polar "
+                 f"questions generate the instances with `span-client generate --polar-negatives`")
+    return text

@@ -37,9 +37,17 @@ class LineRead:
     problem: str | None = None
 
 
+def private_open(path: Path, mode: str = "w", encoding: str | None = "utf-8") -> IO:
+    """Open for writing a file only its owner may read (0600 when it is created): run folders and
+    instance files hold the gold answers."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    return os.fdopen(fd, mode, encoding=None if "b" in mode else encoding)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with tmp.open("w", encoding="utf-8") as f:
+    with private_open(tmp, "w") as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
@@ -94,11 +102,14 @@ class RunFolder:
         return self.results_path.is_file()
 
     def create(self) -> None:
-        """Make the folder (and parents); a clear error when that is impossible."""
+        """Make the folder (and parents), readable by its owner only (it holds the gold answers; an existing
+        folder of ours is made so too); a clear error when that is impossible."""
         if self.path.exists() and not self.path.is_dir():
             raise RunFolderError(f"--out {self.path} exists and is not a folder")
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if self.path.stat().st_uid == os.geteuid():
+                os.chmod(self.path, 0o700)
             probe = self.path / f".write-test{os.getpid()}"
             probe.write_bytes(b"")
             probe.unlink()
@@ -204,18 +215,36 @@ class RunFolder:
             else:
                 done.add(str(r.obj["id"]))
         if corrupt and not force:
-            shown = ", ".join(map(str, corrupt[:5])) + (" …" if len(corrupt) > 5 else "")
-            raise RunFolderError(
-                f"{self.results_path}: {len(corrupt)} line(s) are not result records (line {shown}) and not "
-                f"a cut-off last line; repair the file, or add --force-resume to set them aside in {CORRUPT}")
+            self._refuse(corrupt)
         if rewrite or corrupt:
-            self._rewrite_for_resume()
+            self._rewrite(resume=True)
         return done
 
-    def _rewrite_for_resume(self) -> None:
+    def set_aside_corrupt(self, *, force: bool = False) -> int:
+        """Before re-judging: the rule of a resume for lines that are not result records. Refused with their
+        line numbers, or with ``force`` moved to results.corrupt; every result line stays as it is (errors
+        too). Returns how many were set aside. A cut-off last line (a killed writer) is dropped, as a resume
+        drops it: that instance was never finished, and the next resume asks it again."""
+        corrupt = [r.lineno for r in self.read_lines() if r.problem and r.problem != "truncated"]
+        if corrupt and not force:
+            self._refuse(corrupt)
+        if corrupt:
+            self._rewrite(resume=False)
+        return len(corrupt)
+
+    def _refuse(self, corrupt: list[int]) -> None:
+        shown = ", ".join(map(str, corrupt[:5])) + (" …" if len(corrupt) > 5 else "")
+        raise RunFolderError(
+            f"{self.results_path}: {len(corrupt)} line(s) are not result records (line {shown}) and not "
+            f"a cut-off last line; repair the file, or add --force-resume to set them aside in {CORRUPT}")
+
+    def _rewrite(self, *, resume: bool) -> None:
+        """results.jsonl again without its problem lines (to results.corrupt); for a resume also without
+        error lines (to errors.jsonl: those instances are asked again) and repeated ids."""
         tmp = self.results_path.with_name(f".{RESULTS}.tmp{os.getpid()}")
         kept: set[str] = set()
-        with tmp.open("wb") as dst, self.errors_path.open("ab") as err:
+        with private_open(tmp, "wb") as dst:
+            err_f: IO[bytes] | None = None
             corrupt_f: IO[bytes] | None = None
             try:
                 for r in self.read_lines():
@@ -223,16 +252,19 @@ class RunFolder:
                         break
                     if r.problem:
                         if corrupt_f is None:
-                            corrupt_f = self.corrupt_path.open("ab")
+                            corrupt_f = private_open(self.corrupt_path, "ab")
                         corrupt_f.write(r.raw)
-                    elif r.obj.get("stop_reason") == "error":
-                        err.write(r.raw)
-                    elif r.obj["id"] not in kept:
+                    elif resume and r.obj.get("stop_reason") == "error":
+                        if err_f is None:
+                            err_f = private_open(self.errors_path, "ab")
+                        err_f.write(r.raw)
+                    elif not resume or r.obj["id"] not in kept:
                         kept.add(r.obj["id"])
                         dst.write(r.raw)
             finally:
-                if corrupt_f is not None:
-                    corrupt_f.close()
+                for f in (err_f, corrupt_f):
+                    if f is not None:
+                        f.close()
             dst.flush()
             os.fsync(dst.fileno())
         os.replace(tmp, self.results_path)
@@ -252,7 +284,7 @@ class ResultAppender:
     """Appends result lines, each flushed whole (a kill leaves at most one truncated last line)."""
 
     def __init__(self, path: Path):
-        self._f = path.open("a", encoding="utf-8")
+        self._f = private_open(path, "a")
 
     def write(self, line: dict | ResultLine) -> None:
         self._f.write(_dump_line(line) + "\n")
@@ -277,7 +309,7 @@ class RunLock:
         self._f: IO[str] | None = None
 
     def __enter__(self) -> "RunLock":
-        self._f = self.path.open("a")
+        self._f = private_open(self.path, "a")
         try:
             fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -95,6 +95,14 @@ class ResultLine(_Record):
     error_kind: str | None = None
     notes: list[str] = []  # what the client did about a reply (repeated calls dropped, …)
     prompt_chars: int | None = None  # characters sent over all requests of this instance
+    # with tools: calls identical to an earlier one of the instance (not run again), and why one last request
+    # without tools was made ("repeats" | "max_turns"; absent when none was)
+    repeats_caught: int | None = None
+    final_turn: str | None = None
+    # Time Agent: the first reply had no program and the model was reminded once; the final answer came
+    # without any code having run
+    code_reminder: bool | None = None
+    answered_without_code: bool | None = None
     # the judgement
     verdicts: dict[str, dict[str, Any]] = {}
     primary_judge: str | None = None

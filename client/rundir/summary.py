@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from .counts import Tally
+from .counts import FormatTally, Tally, is_error, one_word_warning
 
 # A with-tools run in which fewer instances than this share used a tool did not measure the tools.
 MIN_TOOL_USE_SHARE = 0.1
@@ -16,16 +16,19 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
               ids: set[str] | None = None) -> dict:
     """Counts over result lines; with ``ids``, only the lines of those instances (the current set)."""
     tally = Tally()
+    formats = FormatTally()
     stop_reasons: Counter = Counter()
     errors_by_kind: Counter = Counter()
     per_judge: dict[str, Counter] = {}
     pairs: list[tuple[str | None, str | None]] = []
     forms: Counter = Counter()
     with_calls = code_failed = n_code = prompt_tokens = requests = prompt_chars = char_requests = 0
+    repeats = with_repeats = final_turns = final_answers = no_code = reminders = 0
     for r in records:  # streamed: a run's lines with their transcripts can be hundreds of MB
         if ids is not None and r["id"] not in ids:
             continue
         tally.add(r)
+        formats.add(r)
         model = model or r.get("model")
         mode = mode or r.get("mode")
         stop_reasons[r.get("stop_reason")] += 1
@@ -42,6 +45,13 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
         for t in calls:
             form = str(t.get("form") or "native")
             forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
+        repeats += r.get("repeats_caught") or 0
+        with_repeats += bool(r.get("repeats_caught"))
+        if r.get("final_turn"):
+            final_turns += 1
+            final_answers += r.get("final_answer") is not None and not is_error(r)
+        no_code += bool(r.get("answered_without_code"))
+        reminders += bool(r.get("code_reminder"))
         runs = r.get("code_runs") or []
         n_code += bool(runs)
         code_failed += any(x.get("exit_reason") != "ok" for x in runs)
@@ -69,11 +79,20 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
            "prompt_tokens_per_request_estimate": (round(prompt_chars / char_requests / CHARS_PER_TOKEN, 1)
                                                   if char_requests else None),
            "warnings": []}
+    by_format = formats.result()
+    if by_format["content"]["n"] or by_format["polar"]["n"]:
+        out["by_format"] = by_format
+        warning = one_word_warning(by_format)
+        if warning:
+            out["warnings"].append(warning)
     if errors_by_kind:
         out["errors_by_kind"] = dict(errors_by_kind)
     if mode == "with_tools":
         out["tool_calls"] = {"native": forms["native"], "text": forms["text"], "unparsed": forms["unparsed"],
                              "instances_with_calls": with_calls}
+        # the loop guard: repeated calls not run again, and the final requests without tools it made
+        out["loop_guard"] = {"repeats_caught": repeats, "instances_with_repeats": with_repeats,
+                             "final_turns": final_turns, "final_turn_answers": final_answers}
         answered = c["n"] - c["n_errors"]
         if answered and with_calls < MIN_TOOL_USE_SHARE * answered:
             out["warnings"].append(
@@ -83,7 +102,8 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
                 f"model writes calls in a form the client does not parse (see tool_calls.unparsed), or "
                 f"--tool-calls native hides text-form calls")
     if mode == "time_agent":
-        out["code_runs"] = {"instances_with_code": n_code, "instances_with_failed_code": code_failed}
+        out["code_runs"] = {"instances_with_code": n_code, "instances_with_failed_code": code_failed,
+                            "answers_without_code": no_code, "code_reminders": reminders}
     return out
 
 

@@ -1,19 +1,30 @@
-"""The sandbox's child side, run as a *script* by a fresh interpreter (``python -I -S -B``).
+"""The sandbox's child side: the warm zygote, run as a *script* by a fresh interpreter (``python -I -S -B``).
 
-It never imports the ``client`` package (nothing of the client, and no API key, is in this process).
-Two modes:
+It never imports the ``client`` package (nothing of the client, and no API key, is in this process). It
+imports ``span`` and ``datetime`` once, then loops: receive one request (a snippet, its limits, its uid, and
+over SCM_RIGHTS the write ends of its stdout/stderr pipes and the read end of its kill pipe), ``fork()``,
+report the child's pid, wait for it (killing it when the kill pipe says so) and report its status and CPU
+time. The zygote never runs model code: every snippet runs in its own freshly forked process, so nothing one
+snippet does survives into the next.
 
-* ``zygote CTL_FD``: import ``span`` and ``datetime`` once, then loop: receive one request (a snippet,
-  its limits, its work dir, its uid, and the write ends of its stdout/stderr pipes over SCM_RIGHTS),
-  ``fork()``, and report the child's pid and, after ``wait4``, its status and CPU time. The zygote itself
-  never runs model code: every snippet runs in its own freshly forked process, so nothing one snippet
-  does survives into the next.
-* ``single``: one request as a JSON line on stdin; this very process becomes the snippet's process
-  (used for ``--sandbox process`` without the warm zygote, and inside ``bwrap``).
+Where the zygote lives (``cfg["mode"]``):
 
-Order of confinement in the snippet's process (``_confine``): own session, stdio onto the pipes, every
-other fd closed, chdir to the work dir, drop to the dedicated uid (when started as root), parent-death
-signal, no-new-privileges, rlimits, then the audit hook, then the snippet.
+* ``bwrap``: bubblewrap made its root (read-only binds of the Python runtime and ``span``, nothing else of
+  the host) and its namespaces; it starts inside.
+* ``namespaces`` (root): it unshares its own mount, network, IPC and UTS namespaces, imports ``span``,
+  builds the same root itself (a tmpfs with read-only binds) and ``pivot_root``s into it, detaching the
+  host's file system for good.
+* ``unsafe-process``: it stays in the host's file system and pid namespace (when root: its own network
+  namespace, and each snippet a read-only view of the host with a private tmpfs work dir).
+
+In ``bwrap`` and ``namespaces`` every snippet also gets a fresh pid namespace (it is pid 1 there and its own
+``/proc`` shows nothing else) and a fresh mount namespace: every mount read-only, a new empty tmpfs on
+``/tmp`` as its work dir and home. Then (``_confine``): the dedicated uid (root) or no capabilities (a user
+namespace's root), parent-death signal, no-new-privileges, rlimits, the audit hook, the snippet.
+
+Why this module is long: it is run as a script with ``-I`` (its own folder is not on ``sys.path``, and
+importing ``client`` here would bring the client into the sandbox), so the zygote, the root it builds and
+each snippet's confinement live in this one file.
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import json
 import os
 import re
 import resource
+import select
 import signal
 import struct
 import sys
@@ -31,16 +43,25 @@ import sys
 SNIPPET_MODULES = ("datetime", "calendar", "time", "math", "decimal", "fractions", "re", "json", "string",
                    "textwrap", "itertools", "functools", "operator", "collections")
 PRELOADED = SNIPPET_MODULES + ("_strptime", "traceback", "linecache", "tokenize")  # used lazily at run time
+STRONG = ("bwrap", "namespaces")
+WORKDIR = "/tmp"  # a snippet's work dir and home in the strong modes: a fresh tmpfs per snippet
 _SELF = os.path.abspath(__file__)
 _PR_SET_PDEATHSIG = 1
+_PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_CHILD_SUBREAPER = 36
-_CLONE_NEWNET = 0x40000000
-_CLONE_NEWIPC = 0x08000000
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWIPC = 0x08000000
+_CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
 _MS = {"ro": 1, "nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1024, "nodiratime": 2048,
        "relatime": 1 << 21, "strictatime": 1 << 24}
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+_MNT_DETACH = 2
+_PIVOT_ROOT = {"x86_64": 155, "amd64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "loongarch64": 41,
+               "ppc64le": 203, "ppc64": 203, "s390x": 217, "i686": 217, "i386": 217, "armv7l": 218}
+_DEVICES = ("null", "zero", "full", "random", "urandom")
 # Audit events refused outright (prefix match). The audit hook is a speed bump against ordinary
 # code doing these things, not a security boundary: see the README section on the sandbox.
 _BLOCKED_PREFIXES = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
@@ -64,6 +85,18 @@ def _libc():
     return ctypes.CDLL(None, use_errno=True)
 
 
+def _errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = _errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
 def _preload(paths: list[str]):
     sys.path[:0] = paths
     import datetime
@@ -77,18 +110,9 @@ def _preload(paths: list[str]):
     return search_calendar
 
 
-def _isolate_network(libc) -> bool:
-    """Fresh, empty network and IPC namespaces (no interface but a down loopback); needs root."""
-    return libc.unshare(_CLONE_NEWNET | _CLONE_NEWIPC) == 0
-
-
 def _mount(libc, source, target: str, fstype, flags: int, data=None) -> None:
     enc = (lambda v: v.encode() if isinstance(v, str) else v)
-    if libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
-        import ctypes
-
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+    _check(libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
 
 
 def _mountinfo() -> list[tuple[str, set[str]]]:
@@ -101,27 +125,113 @@ def _mountinfo() -> list[tuple[str, set[str]]]:
     return out
 
 
-def _private_fs(libc, workdir: str, uid: int, size: int) -> None:
-    """This process gets its own mount namespace: every mount read-only, the work dir a fresh tmpfs.
+def _remount_ro(libc, point: str, opts: set[str], extra: int = 0) -> None:
+    keep = sum(_MS[o] for o in opts if o in _MS and o != "ro")  # atime flags may be locked: keep them
+    _mount(libc, None, point, None, _MS_BIND | _MS_REMOUNT | _MS["ro"] | keep | extra)
 
-    Nothing it writes reaches the host's disk, and the tmpfs vanishes with the process. Called as root
-    before the uid drop; any failure after unshare is fatal (never run with a half-read-only system)."""
-    if libc.unshare(_CLONE_NEWNS) != 0:
-        import ctypes
 
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS) failed")
-    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing done here propagates to the host
-    wd = os.path.realpath(workdir)
+def _all_read_only(libc, skip) -> None:
+    """Every mount of this (private) mount namespace read-only, except those ``skip(point)`` names."""
     for point, opts in _mountinfo():
-        if "ro" in opts or point == wd or point.startswith(wd + "/"):
-            continue
-        keep = sum(_MS[o] for o in opts if o in _MS and o != "ro")
-        _mount(libc, None, point, None, _MS_BIND | _MS_REMOUNT | _MS["ro"] | keep)
+        if "ro" not in opts and not skip(point):
+            _remount_ro(libc, point, opts)
+
+
+# ------------------------------------------------------------------------------ namespaces: the root
+
+def _enter_minimal_root(libc, plan: dict) -> None:
+    """The zygote's own root: a tmpfs holding read-only binds of ``plan["binds"]`` (the Python runtime and
+    ``span``), its symlinks, a few device nodes, empty ``/proc`` and ``/tmp``; then ``pivot_root`` into it
+    and detach the host's file system. Called as root, after unshare(CLONE_NEWNS), before any snippet."""
+    nr = _PIVOT_ROOT.get(os.uname().machine)
+    if nr is None:
+        raise OSError(f"pivot_root: no system call number known for {os.uname().machine}")
+    new = plan["mountpoint"]
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)  # nothing done here propagates to the host
+    # Held open first: a bind source may lie under the mount point (a virtualenv in /tmp), hidden below.
+    sources = {src: os.open(src, os.O_PATH | os.O_DIRECTORY) for src in plan["binds"]}
+    devices = {name: os.open(f"/dev/{name}", os.O_PATH) for name in _DEVICES}
+    _mount(libc, "tmpfs", new, "tmpfs", _MS["nosuid"] | _MS["nodev"], "mode=0755,size=1m")
+    for src, fd in sources.items():
+        dst = new + src
+        os.makedirs(dst, 0o755, exist_ok=True)
+        _mount(libc, f"/proc/self/fd/{fd}", dst, None, _MS_BIND)
+        _remount_ro(libc, dst, set(), _MS["nosuid"] | _MS["nodev"])
+        os.close(fd)
+    for target, link in plan["symlinks"]:
+        os.makedirs(os.path.dirname(new + link), 0o755, exist_ok=True)
+        os.symlink(target, new + link)
+    dev = new + "/dev"
+    os.mkdir(dev, 0o755)
+    _mount(libc, "tmpfs", dev, "tmpfs", _MS["nosuid"] | _MS["noexec"], "mode=0755,size=64k")
+    for name, fd in devices.items():
+        node = f"{dev}/{name}"
+        os.close(os.open(node, os.O_CREAT | os.O_WRONLY, 0o666))
+        _mount(libc, f"/proc/self/fd/{fd}", node, None, _MS_BIND)
+        _remount_ro(libc, node, set(), _MS["nosuid"] | _MS["noexec"])  # the device still reads and writes
+        os.close(fd)
+    for i, name in enumerate(("stdin", "stdout", "stderr")):
+        os.symlink(f"/proc/self/fd/{i}", f"{dev}/{name}")
+    os.symlink("/proc/self/fd", f"{dev}/fd")
+    _remount_ro(libc, dev, set(), _MS["nosuid"] | _MS["noexec"])
+    os.mkdir(new + "/proc", 0o555)
+    os.makedirs(new + WORKDIR, 0o755, exist_ok=True)  # already there when a bind lives under /tmp
+    os.chdir(new)
+    # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it leaves only the new.
+    _check(libc.syscall(nr, b".", b"."), "pivot_root")
+    _check(libc.umount2(b".", _MNT_DETACH), "umount the host's root")
+    os.chdir("/")
+    _mount(libc, None, "/", None, _MS_BIND | _MS_REMOUNT | _MS["ro"] | _MS["nosuid"] | _MS["nodev"])
+
+
+# ------------------------------------------------------------------------------ per snippet
+
+def _private_view(libc, uid: int, size: int, tmp_binds: list[str]) -> None:
+    """Strong modes, in the snippet's process (pid 1 of its fresh pid namespace, still privileged): its own
+    mount namespace, its own /proc (no other process in it), every other mount read-only, and a fresh
+    tmpfs on /tmp (with the runtime's folders that live under /tmp bound again on it, read-only). Any
+    failure is fatal: a snippet never runs with a half-built view."""
+    _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    # Over the zygote's /proc, not after unmounting it: inside a user namespace the kernel lets a new proc
+    # be mounted only where a fully visible one already is.
+    _mount(libc, "proc", "/proc", "proc", _MS["nosuid"] | _MS["nodev"] | _MS["noexec"])
+    _all_read_only(libc, lambda p: p == "/proc" or p.startswith("/proc/"))
+    kept = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in tmp_binds}
+    _mount(libc, "tmpfs", WORKDIR, "tmpfs", _MS["nosuid"] | _MS["nodev"],
+           f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)}")
+    for p, fd in kept.items():
+        os.makedirs(p, 0o755, exist_ok=True)
+        _mount(libc, f"/proc/self/fd/{fd}", p, None, _MS_BIND)
+        _remount_ro(libc, p, set(), _MS["nosuid"] | _MS["nodev"])
+        os.close(fd)
+
+
+def _private_fs(libc, workdir: str, uid: int, size: int) -> None:
+    """unsafe-process as root: its own mount namespace, every mount read-only, the work dir a fresh tmpfs.
+
+    Nothing it writes reaches the host's disk, but it still sees (reads) the host's files."""
+    _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    wd = os.path.realpath(workdir)
+    _all_read_only(libc, lambda p: p == wd or p.startswith(wd + "/"))
     _mount(libc, "tmpfs", wd, "tmpfs", _MS["nosuid"] | _MS["nodev"],
            f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)}")
 
 
-# ------------------------------------------------------------------------------------------ confine
+def _drop_capabilities(libc) -> None:
+    """uid 0 of a user namespace (no dedicated uid to drop to): give up every capability for good."""
+    import ctypes
+
+    last = 63
+    while last > 0 and libc.prctl(_PR_CAPBSET_DROP, last, 0, 0, 0) != 0:
+        last -= 1  # capabilities the kernel does not have: EINVAL
+    for cap in range(last + 1):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()                   # effective, permitted, inheritable: all empty
+    _check(libc.capset(header, data), "capset")
+
 
 def _install_hook(workdir: str, allowed_modules: frozenset[str]) -> None:
     wd = os.path.realpath(workdir)
@@ -171,24 +281,31 @@ def _setrlimit(which: int, value: int, hard: int | None = None) -> None:
     resource.setrlimit(which, (value, hard))
 
 
-def _confine(req: dict, libc, parent_pid: int) -> None:
+def _confine(req: dict, libc, parent_pid: int | None) -> None:
+    """``parent_pid`` None: the parent is outside this process's pid namespace (getppid() is 0)."""
     lim = req["limits"]
     uid = req.get("uid")
-    if req.get("private_fs"):
-        _private_fs(libc, req["workdir"], uid if uid is not None else os.getuid(),
-                    max(4 * int(lim["file_size_bytes"]), 4 * 2**20))
+    tmpfs_size = max(4 * int(lim["file_size_bytes"]), 4 * 2**20)
+    if req.get("mode") in STRONG:
+        _private_view(libc, uid if uid is not None else os.getuid(), tmpfs_size, req.get("tmp_binds") or [])
+    elif req.get("private_fs"):
+        _private_fs(libc, req["workdir"], uid if uid is not None else os.getuid(), tmpfs_size)
     os.chdir(req["workdir"])
     if uid is not None:
         os.setgroups([])
         os.setgid(req["gid"])
         os.setuid(uid)  # as root: real, effective and saved uid; every capability is dropped
+    elif os.geteuid() == 0 and req.get("mode") in STRONG:
+        _drop_capabilities(libc)
     if libc is not None:
         # Cleared by setuid, so set after it: die with the zygote (or the bwrap init) that forked us.
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent_pid:
+        if parent_pid is not None and os.getppid() != parent_pid:
             os._exit(125)
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
-    _setrlimit(resource.RLIMIT_CPU, int(lim["cpu_seconds"]), int(lim["cpu_seconds"]) + 1)
+    # Soft = hard: SIGKILL at the limit. A strong mode's snippet is pid 1 of its namespace, and the kernel
+    # does not deliver SIGXCPU (or any signal it has no handler for) to a namespace's init.
+    _setrlimit(resource.RLIMIT_CPU, int(lim["cpu_seconds"]))
     _setrlimit(resource.RLIMIT_AS, int(lim["memory_bytes"]))
     _setrlimit(resource.RLIMIT_FSIZE, int(lim["file_size_bytes"]))
     _setrlimit(resource.RLIMIT_NPROC, int(lim["max_processes"]))
@@ -260,7 +377,7 @@ def _run_snippet(code: str, search_calendar) -> int:
     return status
 
 
-def _become_snippet(req: dict, search_calendar, libc, parent_pid: int) -> None:
+def _become_snippet(req: dict, search_calendar, libc, parent_pid: int | None) -> None:
     """In the snippet's own process: confine it, run it, and exit (never returns)."""
     status = 120
     try:
@@ -303,7 +420,7 @@ def _reap() -> None:
 
 
 def _probe_private_fs(libc, workdir: str | None, uid: int | None) -> bool:
-    """Whether _private_fs works here (tried in a throw-away child, so the zygote keeps the host view)."""
+    """unsafe-process: whether _private_fs works here (tried in a throw-away child)."""
     if not workdir or os.geteuid() != 0:
         return False
     pid = os.fork()
@@ -317,33 +434,78 @@ def _probe_private_fs(libc, workdir: str | None, uid: int | None) -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _zygote(ctl_fd: int, paths: list[str], probe_dir: str | None, uid: int | None) -> None:
+def _wait(pid: int, kill_fd: int):
+    """Wait for the snippet; SIGKILL it (and so its whole pid namespace, or its session) as soon as the
+    client writes to or closes the kill pipe. Returns wait4's (status, rusage)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None  # a kernel before 5.3: poll
+    watch = [kill_fd]
+    try:
+        while True:
+            r, _, _ = select.select(watch + ([pidfd] if pidfd is not None else []), [], [],
+                                    None if pidfd is not None else 0.005)
+            if kill_fd in r:
+                watch = []
+                for fn in (os.kill, os.killpg):
+                    try:
+                        fn(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+            done, status, ru = os.wait4(pid, os.WNOHANG)
+            if done == pid:
+                return status, ru
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _zygote(cfg: dict) -> None:
     import socket
 
     libc = _libc()
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the client died: so does the zygote
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans of a snippet come back here to be reaped
-    netns = _isolate_network(libc)
-    search_calendar = _preload(paths)
-    sock = socket.socket(fileno=ctl_fd)
-    private_fs = _probe_private_fs(libc, probe_dir, uid)
-    sock.sendall((json.dumps({"hello": os.getpid(), "netns": netns, "private_fs": private_fs}) + "\n").encode())
-    me = os.getpid()
+    mode, uid = cfg["mode"], cfg.get("uid")
+    tmp_binds = [b for b in (cfg.get("root") or {}).get("binds", []) if b.startswith(WORKDIR + "/")]
+    sock = socket.socket(fileno=int(cfg["ctl_fd"]))
+    try:
+        if mode == "namespaces":
+            _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
+        elif mode == "unsafe-process" and os.geteuid() == 0:
+            libc.unshare(_CLONE_NEWNET | _CLONE_NEWIPC)  # best effort; the client's probe says what it got
+        own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY) if mode in STRONG else None
+        search_calendar = _preload(cfg["python_paths"])
+        if mode == "namespaces":
+            _enter_minimal_root(libc, cfg["root"])
+        private_fs = mode == "unsafe-process" and _probe_private_fs(libc, cfg.get("probe_dir"), uid)
+    except BaseException as e:  # noqa: BLE001 - told to the client, which says why the mode is unavailable
+        sock.sendall((json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n").encode())
+        os._exit(1)
+    sock.sendall((json.dumps({"hello": os.getpid(), "private_fs": private_fs}) + "\n").encode())
     while True:
         _reap()
         try:
             head, fds, _, _ = socket.recv_fds(sock, 8, 3)
+            if not head:
+                os._exit(0)
             if len(head) < 8:
                 head += _recv_exact(sock, 8 - len(head))
-        except (EOFError, OSError):
-            os._exit(0)
-        if not head:
-            os._exit(0)
-        (size,) = struct.unpack("!Q", head)
-        try:
+            (size,) = struct.unpack("!Q", head)
             req = json.loads(_recv_exact(sock, size))
-        except (EOFError, OSError):
+        except (EOFError, OSError, ValueError):
             os._exit(0)
+        if len(fds) != 3:
+            os._exit(1)  # a protocol error: the client starts another zygote
+        req["mode"], req["tmp_binds"] = mode, tmp_binds
+        if own_pidns is not None and libc.unshare(_CLONE_NEWPID) != 0:
+            for fd in fds:
+                os.close(fd)
+            sock.sendall((json.dumps({"pid": None, "error": f"unshare(CLONE_NEWPID): {os.strerror(_errno())}"})
+                          + "\n").encode())
+            continue
+        me = os.getpid()
         pid = os.fork()
         if pid == 0:
             try:
@@ -352,42 +514,29 @@ def _zygote(ctl_fd: int, paths: list[str], probe_dir: str | None, uid: int | Non
                 os.dup2(fds[1], 2)
                 null = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(null, 0)
-                os.closerange(3, 65536)  # the control socket above all
+                os.closerange(3, 65536)  # the control socket and the kill pipe above all
             except BaseException:  # noqa: BLE001
                 os._exit(121)
-            _become_snippet(req, search_calendar, libc, me)
-        for fd in fds:
-            os.close(fd)
+            _become_snippet(req, search_calendar, libc, None if own_pidns is not None else me)
+        if own_pidns is not None and libc.setns(own_pidns, _CLONE_NEWPID) != 0:
+            os.kill(pid, signal.SIGKILL)
+            os._exit(1)  # the next fork would land in the dead namespace: the client starts a new zygote
+        os.close(fds[0])
+        os.close(fds[1])
         sock.sendall((json.dumps({"pid": pid}) + "\n").encode())
-        _, status, ru = os.wait4(pid, 0)
+        status, ru = _wait(pid, fds[2])
+        os.close(fds[2])
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sock.sendall((json.dumps({"exit": pid, "returncode": rc, "signal": sig,
                                   "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss}) + "\n").encode())
 
 
-def _single(paths: list[str], isolate_net: bool) -> None:
-    req = json.loads(sys.stdin.readline())
-    libc = _libc()
-    netns = _isolate_network(libc) if isolate_net else False
-    search_calendar = _preload(paths)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.closerange(3, 65536)
-    if isolate_net and not netns:
-        os.write(2, b"sandbox set-up failed: cannot create a private network namespace\n")
-        os._exit(122)
-    _become_snippet(req, search_calendar, libc, os.getppid())
-
-
 def main(argv: list[str]) -> None:
     mode, config = argv[1], json.loads(argv[2])
-    if mode == "zygote":
-        _zygote(int(config["ctl_fd"]), config["paths"], config.get("probe_dir"), config.get("uid"))
-    elif mode == "single":
-        _single(config["paths"], bool(config.get("isolate_net")))
-    else:
-        sys.exit(f"unknown sandbox mode {mode!r}; valid: zygote, single")
+    if mode != "zygote":
+        sys.exit(f"unknown sandbox entry {mode!r}; valid: zygote")
+    _zygote(config)
 
 
 if __name__ == "__main__":

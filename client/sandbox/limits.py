@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-KINDS = ("process", "bwrap")
+# How snippets are confined (README "The Time Agent and its sandbox"). "auto" is the first strong mode
+# that works here; the strong modes hide the host's files, processes and sockets; "unsafe-process" does
+# not, and is never chosen unless asked for by name.
+KINDS = ("auto", "bwrap", "namespaces", "unsafe-process")
+STRONG_KINDS = ("bwrap", "namespaces")
 
 # Why a run ended. "ok" and "error" are the snippet's own doing (exit status 0 / non-zero, an
 # uncaught exception); every other reason is a limit or the sandbox itself.
@@ -14,13 +18,13 @@ MAX_CODE_BYTES = 100_000
 
 
 class SandboxError(RuntimeError):
-    """The sandbox could not be set up (bad limits, bwrap missing); not a snippet's failure."""
+    """The sandbox could not be set up (bad limits, no mode available); not a snippet's failure."""
 
 
 @dataclass(frozen=True)
 class Limits:
     wall_seconds: float = 10.0          # killed (with its whole process group) after this
-    cpu_seconds: int = 5                # RLIMIT_CPU: SIGXCPU at this, SIGKILL one second later
+    cpu_seconds: int = 5                # RLIMIT_CPU: SIGKILL at this
     memory_bytes: int = 512 * 2**20     # RLIMIT_AS (address space, so includes the interpreter's ~60 MB)
     file_size_bytes: int = 1 * 2**20    # RLIMIT_FSIZE: largest file it may write
     max_processes: int = 1              # RLIMIT_NPROC of its uid: 1 = itself only, no fork, no thread
@@ -53,8 +57,8 @@ class ExecResult:
     returncode: int | None              # exit status, or -signal when killed by a signal
     seconds: float                      # wall time from request to exit, as the client saw it
     truncated: bool = False             # output stopped at max_output_bytes
-    cpu_seconds: float | None = None    # user + system CPU of the snippet's process (zygote mode)
-    kind: str = "process"
+    cpu_seconds: float | None = None    # user + system CPU of the snippet's process
+    kind: str = "auto"                  # the mode that ran it (bwrap, namespaces, unsafe-process)
     isolation: dict = field(default_factory=dict)  # what this run actually had (uid drop, netns, ...)
 
     @property

@@ -1,11 +1,10 @@
-"""Process plumbing shared by the sandbox's launchers: paths, slot uids, killing, output, exit reasons."""
+"""Process plumbing of the sandbox: slot uids, killing, output, exit reasons, the request format."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-import site
 from contextlib import suppress
 
 from .limits import Limits, SandboxError
@@ -15,19 +14,9 @@ INTERP_FLAGS = ["-I", "-S", "-B", "-X", "frozen_modules=on", "-X", "utf8"]
 CLEAN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 UID_BASE = 1_600_000_000  # far above login and system uids; + (client pid % 100000) * 64 + slot
 STARTUP_TIMEOUT = 60.0
-SHARED_WD = "w"  # with a private mount namespace every snippet mounts its own tmpfs on <root>/w
+KILL_TIMEOUT = 10.0  # how long the zygote may take to report a snippet it was told to kill
+SHARED_WD = "w"  # unsafe-process as root: every snippet mounts its own tmpfs on <root>/w
 GRACE = 0.5  # after the process ends, how long a pipe may stay open (something inherited it)
-
-
-def child_paths() -> list[str]:
-    """sys.path entries the child needs for ``span`` and its dependencies (it runs with -I -S)."""
-    import span
-
-    out = [os.path.dirname(os.path.dirname(os.path.abspath(span.__file__)))]
-    for p in [*site.getsitepackages(), site.getusersitepackages()]:
-        if os.path.isdir(p) and p not in out:
-            out.append(p)
-    return out
 
 
 def uid_mapped(uid: int) -> bool:
@@ -155,7 +144,9 @@ def classify(*, returncode: int | None, sig: int | None, killed_for: str | None,
     if killed_for:
         return killed_for
     if sig is not None:
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu is not None and cpu >= limits.cpu_seconds):
+        # RLIMIT_CPU kills with SIGKILL (soft = hard limit). rusage is sampled and reads up to ~15 % under
+        # the limit here; a SIGKILL the sandbox did not send, after half the CPU budget, is that limit.
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu is not None and cpu >= 0.5 * limits.cpu_seconds):
             return "cpu"
         if sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS) and "memory" in stderr.lower():
             return "memory"
@@ -171,6 +162,7 @@ def classify(*, returncode: int | None, sig: int | None, killed_for: str | None,
 
 
 def request(code: str, limits: Limits, workdir: str, uid: int | None, audit_hook: bool,
-             private_fs: bool) -> dict:
+            private_fs: bool) -> dict:
+    """What the zygote gets for one snippet (the zygote adds its own mode)."""
     return {"code": code, "limits": limits.as_dict(), "workdir": workdir, "uid": uid, "gid": uid,
             "audit_hook": audit_hook, "private_fs": private_fs}

@@ -1,9 +1,12 @@
-"""The warm zygote: a clean interpreter that imported span once and forks one confined child per snippet.
+"""The client's side of one warm zygote: start it (directly, or inside bubblewrap), run snippets through it.
 
-Protocol over a Unix socketpair (the zygote's fd ``ctl_fd``): the client sends an 8-byte length with the
-write ends of the snippet's stdout/stderr pipes attached (SCM_RIGHTS), then the JSON request; the zygote
-answers one JSON line with the child's pid after the fork, and one with its exit status and CPU time
-after ``wait4``. One snippet at a time per zygote; the pool in runner.py keeps one zygote per slot.
+Protocol over a Unix socketpair (the zygote's fd ``ctl_fd``): the client sends an 8-byte length with three
+fds attached (SCM_RIGHTS: the write ends of the snippet's stdout/stderr pipes, the read end of its kill
+pipe), then the JSON request; the zygote answers one JSON line with the child's pid after the fork, and one
+with its exit status and CPU time after ``wait4``. A byte written to the kill pipe (or the pipe closed)
+makes the zygote SIGKILL the snippet: in the strong modes the pid it reports is one of the sandbox's own
+pid namespace, so the client never kills by that number. One snippet at a time per zygote; the pool in
+runner.py keeps one zygote per slot.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ import os
 import socket
 import struct
 import sys
+import tempfile
 import time
 from contextlib import suppress
 
-from .limits import ExecResult, Limits, SandboxError
-from .procs import (CHILD_SCRIPT, CLEAN_ENV, GRACE, INTERP_FLAGS, SHARED_WD, STARTUP_TIMEOUT, Output, classify,
+from . import bwrap as _bwrap
+from .limits import STRONG_KINDS, ExecResult, Limits, SandboxError
+from .procs import (CHILD_SCRIPT, CLEAN_ENV, GRACE, INTERP_FLAGS, KILL_TIMEOUT, STARTUP_TIMEOUT, Output, classify,
                     kill_group, request, sweep_uid)
+from .rootfs import RootPlan
 
 
 class ZygoteGone(RuntimeError):
@@ -27,27 +33,35 @@ class ZygoteGone(RuntimeError):
 
 
 class Zygote:
-    def __init__(self, paths: list[str], uid: int | None, root: str) -> None:
-        self.paths, self.uid, self.root = paths, uid, root
+    def __init__(self, kind: str, plan: RootPlan, uid: int | None, probe_dir: str | None = None) -> None:
+        self.kind, self.plan, self.uid, self.probe_dir = kind, plan, uid, probe_dir
         self.proc: asyncio.subprocess.Process | None = None
         self.sock: socket.socket | None = None
+        self.errlog = None
         self._buf = b""
-        self.netns = False
         self.private_fs = False
+
+    def argv(self, cfg: dict) -> list[str]:
+        cmd = [sys.executable, *INTERP_FLAGS, CHILD_SCRIPT, "zygote", json.dumps(cfg)]
+        if self.kind == "bwrap":
+            # root with a slot uid to drop to: no user namespace (see bwrap_argv); otherwise one
+            return _bwrap.bwrap_argv(self.plan, as_root=os.geteuid() == 0 and self.uid is not None) + cmd
+        return cmd
 
     async def start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        cfg = {"ctl_fd": theirs.fileno(), "mode": self.kind, "python_paths": list(self.plan.python_paths),
+               "uid": self.uid, "probe_dir": self.probe_dir, "client": os.getpid(),
+               "root": self.plan.as_dict(mountpoint="/tmp") if self.kind in STRONG_KINDS else None}
         try:
-            cfg = json.dumps({"ctl_fd": theirs.fileno(), "paths": self.paths, "uid": self.uid,
-                              "probe_dir": os.path.join(self.root, SHARED_WD)})
-            self.errlog = open(os.path.join(self.root, f"zygote-{id(self)}.log"), "wb")  # noqa: SIM115
+            self.errlog = tempfile.TemporaryFile(prefix="span-zygote-")  # noqa: SIM115 - unlinked at once
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, *INTERP_FLAGS, CHILD_SCRIPT, "zygote", cfg, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL, stderr=self.errlog, env=dict(CLEAN_ENV), cwd=self.root,
-                pass_fds=(theirs.fileno(),), start_new_session=True)
+                *self.argv(cfg), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=self.errlog, env=dict(CLEAN_ENV), cwd="/", pass_fds=(theirs.fileno(),),
+                start_new_session=True)
         except OSError as e:
             ours.close()
-            raise SandboxError(f"cannot start the sandbox interpreter {sys.executable}: {e}") from None
+            raise SandboxError(f"cannot start the sandbox ({e.strerror or e})") from None
         finally:
             theirs.close()
         ours.setblocking(False)
@@ -56,16 +70,21 @@ class Zygote:
             hello = json.loads(await asyncio.wait_for(self._line(), STARTUP_TIMEOUT))
         except (asyncio.TimeoutError, EOFError, ValueError) as e:
             await self.close()
-            raise SandboxError(f"the sandbox zygote did not start: {self._log_tail() or e}") from None
-        self.netns = bool(hello.get("netns"))
+            raise SandboxError(f"the sandbox did not start: {self._log_tail() or type(e).__name__}") from None
+        if "error" in hello:
+            await self.close()
+            raise SandboxError(f"the sandbox could not set itself up: {hello['error']}")
         self.private_fs = bool(hello.get("private_fs"))
 
     def _log_tail(self) -> str:
-        try:
-            with open(self.errlog.name, "rb") as f:
-                return f.read()[-500:].decode(errors="replace").strip()
-        except OSError:
+        if self.errlog is None:
             return ""
+        try:
+            self.errlog.seek(0)
+            text = self.errlog.read()[-2000:].decode(errors="replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return text.splitlines()[-1] if text else ""
 
     async def _line(self) -> str:
         loop = asyncio.get_running_loop()
@@ -79,7 +98,14 @@ class Zygote:
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.returncode is None and self.sock is not None
+        if self.proc is None or self.proc.returncode is not None or self.sock is None:
+            return False
+        try:  # a zygote that died (under bwrap: with its namespace) has closed its end already
+            return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
 
     async def run(self, code: str, limits: Limits, workdir: str, audit_hook: bool) -> ExecResult:
         loop = asyncio.get_running_loop()
@@ -87,25 +113,37 @@ class Zygote:
         deadline = t0 + limits.wall_seconds
         r_out, w_out = os.pipe()
         r_err, w_err = os.pipe()
+        r_kill, w_kill = os.pipe()
+        os.set_blocking(w_kill, False)
         payload = json.dumps(request(code, limits, workdir, self.uid, audit_hook, self.private_fs)).encode()
-        pid: int | None = None
+        host_pid: int | None = None  # a pid the client may signal itself (unsafe-process only)
+        started = False
         killed_for: list[str] = []
 
         def kill(reason: str) -> None:
             if not killed_for:
                 killed_for.append(reason)
-            kill_group(pid)
+            with suppress(OSError):
+                os.write(w_kill, b"k")
+            kill_group(host_pid)
 
         output = Output((r_out, r_err), limits.max_output_bytes, lambda: kill("output_limit"))
         exit_info: dict | None = None
         try:
             try:
-                socket.send_fds(self.sock, [struct.pack("!Q", len(payload))], [w_out, w_err])
+                socket.send_fds(self.sock, [struct.pack("!Q", len(payload))], [w_out, w_err, r_kill])
                 await loop.sock_sendall(self.sock, payload)
             finally:  # the zygote holds its own copies now (or never will)
-                os.close(w_out)
-                os.close(w_err)
-            pid = json.loads(await asyncio.wait_for(self._line(), STARTUP_TIMEOUT))["pid"]
+                for fd in (w_out, w_err, r_kill):
+                    os.close(fd)
+            forked = json.loads(await asyncio.wait_for(self._line(), STARTUP_TIMEOUT))
+            if forked.get("pid") is None:
+                output.close()
+                return ExecResult("", f"sandbox error: {forked.get('error')}", "sandbox_error", None,
+                                  time.perf_counter() - t0, kind=self.kind)
+            started = True
+            if self.kind not in STRONG_KINDS:
+                host_pid = forked["pid"]
             if output.truncated:
                 kill("output_limit")
             exit_task = asyncio.ensure_future(self._line())
@@ -113,42 +151,45 @@ class Zygote:
                 done, _ = await asyncio.wait({exit_task}, timeout=max(0.0, deadline - time.perf_counter()))
                 if not done:
                     kill("timeout")
-                exit_info = json.loads(await asyncio.wait_for(exit_task, STARTUP_TIMEOUT))
+                exit_info = json.loads(await asyncio.wait_for(exit_task, KILL_TIMEOUT))
             finally:
                 if not exit_task.done():
                     exit_task.cancel()
             with suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.shield(output.done), GRACE)
         except (EOFError, OSError, asyncio.TimeoutError, ValueError, KeyError) as e:
-            kill_group(pid)
+            kill_group(host_pid)
             self.abandon()
             output.close()
-            if pid is None:  # the snippet never started: the caller may start a new zygote and retry
+            if not started:  # the snippet never started: the caller may start a new zygote and retry
                 raise ZygoteGone(f"{type(e).__name__}: {e}") from None
             out, err = output.text()
-            return ExecResult(out, (err + f"\nsandbox error: {type(e).__name__}: {e}").strip(), "sandbox_error",
-                              None, time.perf_counter() - t0, output.truncated, None, "process")
+            reason = killed_for[0] if killed_for else "sandbox_error"
+            return ExecResult(out, (err + f"\nsandbox error: {type(e).__name__}: {e}").strip(), reason, None,
+                              time.perf_counter() - t0, output.truncated, None, self.kind)
         except BaseException:
             # Cancelled mid-run: the exit report still to come would be read as the next run's, so this
             # zygote is given up (and replaced on the next run) along with its snippet.
-            kill_group(pid)
+            kill_group(host_pid)
             self.abandon()
             raise
         finally:
             output.close()
+            os.close(w_kill)  # a zygote still waiting takes this as "kill it"
         if self.uid is not None and limits.max_processes > 1:
             sweep_uid(self.uid)
         elif limits.max_processes > 1:
-            kill_group(pid)  # whatever it started and left in its session
+            kill_group(host_pid)  # whatever it started and left in its session
         out, err = output.text()
         sig, rc = exit_info.get("signal"), exit_info.get("returncode")
         reason = classify(returncode=rc, sig=sig, killed_for=killed_for[0] if killed_for else None,
                           cpu=exit_info.get("cpu"), stderr=err, limits=limits)
         return ExecResult(out, err, reason, -sig if sig else rc, time.perf_counter() - t0, output.truncated,
-                          exit_info.get("cpu"), "process")
+                          exit_info.get("cpu"), self.kind)
 
     def abandon(self) -> None:
-        """Kill the zygote now, without waiting (it is restarted on the slot's next run)."""
+        """Kill the zygote now, without waiting (it is restarted on the slot's next run). Under bwrap this
+        kills bwrap, whose pid namespace, and every snippet in it, dies with it."""
         if self.sock is not None:
             self.sock.close()
             self.sock = None
@@ -161,5 +202,6 @@ class Zygote:
             kill_group(self.proc.pid)
             with suppress(Exception):
                 await asyncio.wait_for(self.proc.wait(), 5)
-        if getattr(self, "errlog", None) is not None:
+        if self.errlog is not None:
             self.errlog.close()
+            self.errlog = None

@@ -40,6 +40,13 @@ class Outcome:
     error_retryable: bool | None = None
     notes: list[str] = field(default_factory=list)  # what the client did about the reply (deduped calls…)
     prompt_chars: int = 0  # characters sent over all requests (system, tool definitions, messages)
+    # the tool loop's guard (with tools): calls identical to an earlier one of this instance, not run again;
+    # why one last request without tools was made ("repeats" | "max_turns"), None when there was none
+    repeats_caught: int | None = None
+    final_turn: str | None = None
+    # the Time Agent: reminded once to write a program; answered without any code having run
+    code_reminder: bool | None = None
+    answered_without_code: bool | None = None
 
     def usage(self) -> dict:
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
@@ -64,4 +71,7 @@ class Outcome:
             out["notes"] = self.notes
         if self.prompt_chars:
             out["prompt_chars"] = self.prompt_chars
+        for key in ("repeats_caught", "final_turn", "code_reminder", "answered_without_code"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out

@@ -1,7 +1,10 @@
 """The Time Agent solver (the SPAN paper's method): the model writes Python that calls ``search_calendar``
 in a ```python block, the sandbox runs it (never in this process), the printed output goes back, and the
 model answers. A run that fails is shown to the model with its error while code runs are left
-(``max_runs``: one run plus one retry by default); a reply without a code block is the final answer."""
+(``max_runs``: one run plus one retry by default); a reply without a code block is the final answer —
+except the first: a model that answers at once, without a program, is reminded once to write one
+(``code_reminder``), and an answer given without any code having run is recorded as such
+(``answered_without_code``)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 from ..providers.base import Provider, ProviderError
 from ..retry import EndpointDown
 from ..sandbox import Sandbox
-from .timeagent_messages import build_system_prompt, extract_code, result_message
+from .timeagent_messages import build_system_prompt, extract_code, no_code_message, result_message
 from .base import LENGTH_STOPS, Outcome, Requester, direct_request
 
 DEFAULT_MAX_RUNS = 2
@@ -21,19 +24,20 @@ class TimeAgentSolver:
     mode = "time_agent"
 
     def __init__(self, provider: Provider, *, sandbox: Sandbox, max_runs: int = DEFAULT_MAX_RUNS,
-                 request: Requester = direct_request, timeout: float | None = None):
+                 request: Requester = direct_request, timeout: float | None = None, remind: bool = True):
         self.provider = provider
         self.sandbox = sandbox
         self.max_runs = max_runs
         self.request = request
         self.timeout = timeout
+        self.remind = remind
         self.system = build_system_prompt(sandbox.limits)
 
     async def solve(self, question: str) -> Outcome:
         started = time.monotonic()
         provider = self.provider
         messages = provider.initial_messages(question)
-        out = Outcome(messages=[{"role": "system", "content": self.system}])
+        out = Outcome(messages=[{"role": "system", "content": self.system}], code_reminder=False)
         runs = 0
         try:
             while True:
@@ -45,9 +49,15 @@ class TimeAgentSolver:
                 messages.append(reply.assistant_message)
                 out.provider_stop_reason = reply.stop_reason
                 code = extract_code(reply.text)
+                if code is None and out.turns == 1 and self.remind:
+                    # the paper's agent always writes a program: a first reply without one is reminded once
+                    out.code_reminder = True
+                    messages.append({"role": "user", "content": no_code_message()})
+                    continue
                 if code is None:
                     out.final_answer = reply.text or ""
                     out.stop_reason = "max_tokens" if reply.stop_reason in LENGTH_STOPS else "answered"
+                    out.answered_without_code = not out.code_runs
                     break
                 if runs >= self.max_runs:
                     out.stop_reason = "max_turns"  # still writing code when the runs are spent

@@ -26,6 +26,7 @@ PROMPT_SYSTEM = "time_agent_system.md"
 PROMPT_RESULT = "time_agent_result.md"
 PROMPT_RETRY = "time_agent_retry.md"
 PROMPT_GIVEUP = "time_agent_giveup.md"
+PROMPT_NO_CODE = "time_agent_no_code.md"
 MAX_RESULT_CHARS = 4000  # of stdout/stderr shown to the model per run
 _PLACEHOLDER = re.compile(r"<<[A-Z_]+>>")
 
@@ -85,7 +86,7 @@ def build_system_prompt(limits: Limits = DEFAULT_LIMITS) -> str:
 
 
 def prompt_files() -> tuple[str, ...]:
-    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP)
+    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP, PROMPT_NO_CODE)
 
 
 # --------------------------------------------------------------------------------------------- code
@@ -97,16 +98,21 @@ _PY_TAGS = {"", "python", "py", "python3", "py3"}
 
 
 def extract_code(reply_text: str | None) -> str | None:
-    """The code of the LAST ```python (or untagged) block of a reply, or None when there is none.
+    """The code of the LAST ```python block of a reply — or, when no block is tagged as Python, of the last
+    untagged block — or None when there is none.
 
     Last, because a model that shows an earlier version or a fragment before its program puts the
-    program it means last; blocks tagged with another language (```text, ```json) are never code.
+    program it means last; blocks tagged with another language (```text, ```json) are never code. A tagged
+    block wins over untagged ones because small models imitate the prompt's examples, program and then
+    "It prints:" with the output in an untagged block (Qwen2.5-Coder-0.5B does): that is not the program.
     """
     if not reply_text:
         return None
-    blocks = [m.group(2) for m in _FENCE.finditer(reply_text) if m.group(1).lower() in _PY_TAGS]
-    blocks = [b for b in blocks if b.strip()]
-    return blocks[-1].rstrip() + "\n" if blocks else None
+    blocks = [(m.group(1).lower(), m.group(2)) for m in _FENCE.finditer(reply_text) if m.group(1).lower() in _PY_TAGS]
+    blocks = [(tag, b) for tag, b in blocks if b.strip()]
+    tagged = [b for tag, b in blocks if tag]
+    chosen = tagged or [b for _, b in blocks]
+    return chosen[-1].rstrip() + "\n" if chosen else None
 
 
 def _clip(text: str, limit: int, keep: str) -> str:
@@ -167,6 +173,11 @@ def result_message(result: ExecResult | None, *, turns_left: int, limits: Limits
     if turns_left > 0:
         return _fill(prompts.load(PROMPT_RETRY), {"RESULT": text, "TURNS_LEFT": str(turns_left)})
     return _fill(prompts.load(PROMPT_GIVEUP), {"RESULT": text})
+
+
+def no_code_message() -> str:
+    """The one reminder a first reply without a ```python block gets (the paper's agent always writes code)."""
+    return prompts.load(PROMPT_NO_CODE).strip()
 
 
 # ------------------------------------------------------------------------------- reading a result back

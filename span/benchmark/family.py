@@ -40,6 +40,7 @@ class Options:
     date_formats: bool = False       # every instance also in the source calendar's other written forms
     seed: Any = 0
     islamic_convention: str = "tabular"
+    exclude_disputed: bool = False   # leave out instances whose gold depends on a disputed day (span.disputes)
 
 
 class Planned(Protocol):

@@ -29,21 +29,30 @@ def _families(extended: bool) -> list[TaskFamily]:
 
 
 def generate_instances(eval_date: date, *, polar_negatives: bool = False, date_formats: bool = False,
-                       seed=0, extended: bool = False, islamic_convention: str = "tabular") -> Iterator[dict]:
+                       seed=0, extended: bool = False, islamic_convention: str = "tabular",
+                       exclude_disputed: bool = False) -> Iterator[dict]:
     """Every instance for one evaluation date, in a fixed order (1,780 with the paper's protocol).
 
     extended=True appends the 344 ordering and duration instances after them; the paper's instances stay
     exactly as without it. islamic_convention="umm_al_qura" puts the 1,780 on the Umm al-Qura calendar
-    instead of the tabular Islamic one; the extended tasks are not affected by it."""
+    instead of the tabular Islamic one; the extended tasks are not affected by it. An instance whose gold
+    depends on a day the calendar's sources dispute carries ``disputed`` (span.disputes: the other
+    reading and why); exclude_disputed=True leaves those out."""
     check_eval_date(eval_date, islamic_convention)
-    options = Options(polar_negatives, date_formats, seed, islamic_convention)
+    options = Options(polar_negatives, date_formats, seed, islamic_convention, exclude_disputed)
     return _generate(eval_date, options, extended)
 
 
 def _generate(eval_date: date, options: Options, extended: bool) -> Iterator[dict]:
     search = CachedSearch()  # one cache per date, shared by the families (many snippets ask alike)
     for fam in _families(extended):
-        yield from fam.build(eval_date, options, fam.plan(eval_date, options), search)
+        yield from _kept(fam.build(eval_date, options, fam.plan(eval_date, options), search), options)
+
+
+def _kept(instances: Iterator[dict], options: Options) -> Iterator[dict]:
+    if not options.exclude_disputed:
+        return instances
+    return (i for i in instances if "disputed" not in i)
 
 
 def generate_many(dates: Iterable[date], **options) -> Iterator[dict]:
@@ -71,13 +80,15 @@ def sample_instances(instances: Iterable[dict], n: int, seed=0) -> list[dict]:
 
 def generate_sample(dates: Iterable[date], n: int, *, seed=0, polar_negatives: bool = False,
                     date_formats: bool = False, extended: bool = False,
-                    islamic_convention: str = "tabular") -> Iterator[dict]:
+                    islamic_convention: str = "tabular", exclude_disputed: bool = False) -> Iterator[dict]:
     """Stratified sample of the instances of `dates`, the same as
     sample_instances(generate_many(dates, ...), n, seed), without holding them: every instance is
     planned (cheap) and counted by its strata, the sample is drawn, then the plan is walked again and
-    only the chosen instances are built."""
+    only the chosen instances are built. (With exclude_disputed the sample is drawn first, so it may
+    come out a few short where it touches a disputed day: whether a gold depends on one is known only
+    once the instance is built.)"""
     dates = list(dates)
-    options = Options(polar_negatives, date_formats, seed, islamic_convention)
+    options = Options(polar_negatives, date_formats, seed, islamic_convention, exclude_disputed)
     for d in dates:
         check_eval_date(d, islamic_convention)
     chooser = StratifiedChooser(n, seed)
@@ -96,4 +107,4 @@ def _chosen(dates: list[date], options: Options, extended: bool, chooser: Strati
             picked = [p for p in fam.plan(d, options) if chooser.select(p.strata)]
             if picked:
                 search = search or CachedSearch()
-                yield from fam.build(d, options, picked, search)
+                yield from _kept(fam.build(d, options, picked, search), options)

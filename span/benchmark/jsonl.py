@@ -31,10 +31,12 @@ def _date_lines(eval_date: date, options: dict) -> list[str]:
 
 def iter_lines(dates: Iterable[date], *, jobs: int = 1, polar_negatives: bool = False,
                date_formats: bool = False, seed=0, extended: bool = False,
-               islamic_convention: str = "tabular") -> Iterator[str]:
+               islamic_convention: str = "tabular", exclude_disputed: bool = False) -> Iterator[str]:
     options = {"polar_negatives": polar_negatives, "date_formats": date_formats, "seed": seed}
     if extended:  # only when asked: the paper's call stays exactly as it was
         options["extended"] = True
+    if exclude_disputed:
+        options["exclude_disputed"] = True
     if islamic_convention != "tabular":  # likewise
         options["islamic_convention"] = check_convention(islamic_convention)
     dates = list(dates)

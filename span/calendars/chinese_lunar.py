@@ -1,8 +1,11 @@
-"""Chinese lunar (lunisolar) calendar, from LunarCalendar's tables.
+"""Chinese lunar (lunisolar) calendar, from LunarCalendar's tables, corrected where the majority of
+the independent sources says otherwise.
 
 LunarCalendar encodes each lunar year as the Gregorian date of its New Year plus one bit per month
 (30 or 29 days) and the number of the leap month, if any. Reading those tables directly gives the
-whole year layout at once; it is cross-checked day by day against borax in the tests.
+whole year layout at once. Two years of that table (2089, 2097: a month starting a day late) are
+outvoted by the other sources (lunar-python, sxtwl, lunardate); consensus.py holds their rows, and
+sources.py says how they were voted. Every day 1900–2100 is checked against all of them in the tests.
 A leap month follows the regular month of the same number.
 """
 
@@ -11,6 +14,7 @@ from datetime import date
 from lunarcalendar.converter import Converter, GetBitInt
 
 from .base import Calendar, YearLayout, build_layout
+from .consensus import CHINESE_LUNAR_YEARS
 from ..errors import CalendarError
 
 _FIRST = Converter.lunar_month_days[0]
@@ -26,7 +30,8 @@ class ChineseLunar(Calendar):
     numeric_display = True
     month_note = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
                   "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true.")
-    description = ("Chinese lunar (lunisolar) calendar as LunarCalendar computes it; dates written Y-M-D "
+    description = ("Chinese lunar (lunisolar) calendar, the reading of the majority of independent sources "
+                   "(LunarCalendar/borax, lunardate, lunar-python, sxtwl); dates written Y-M-D "
                    "with the lunar year number equal to the Gregorian year in which its New Year falls. "
                    "A leap month repeats the number of the month before it: pass is_lunar_leap_month=true "
                    "for it; written '2023-leap2-15'.")
@@ -35,6 +40,19 @@ class ChineseLunar(Calendar):
         return f"{'Leap ' if is_leap else ''}Month {month}"
 
     def _layout(self, year: int) -> YearLayout:
+        row = CHINESE_LUNAR_YEARS.get(year)
+        if row is None:
+            return self.raw_layout(year)
+        start, leap, bits = row
+        months, number = [], 0
+        for i, bit in enumerate(bits):
+            is_leap = bool(leap) and i == leap
+            number = number if is_leap else number + 1
+            months.append((number, is_leap, 30 if bit == "1" else 29))
+        return build_layout(year, start, months)
+
+    def raw_layout(self, year: int) -> YearLayout:
+        """The year as LunarCalendar's table has it (before the majority's corrections)."""
         if not _FIRST <= year <= _LAST:
             raise CalendarError(f"Chinese lunar year {year} is outside LunarCalendar's tables "
                                 f"({_FIRST}–{_LAST})")

@@ -1,6 +1,8 @@
-"""How the Korean lunar years after KASI's table (2051–2100) were computed. Development only.
+"""How the Korean lunar years after KASI's table (2051–2100) were computed, and which months of the
+Chinese and Korean calendars depend on the future ΔT. Development only.
 
-The Korean calendar's rule, as for the modern Chinese calendar, evaluated at Korean time:
+The Korean calendar's rule, as for the modern Chinese calendar, evaluated at Korean time (the
+Chinese calendar at UTC+8):
 * a month starts on the local day of a new moon;
 * the month containing the winter solstice (sun's apparent longitude 270°) is month 11;
 * when 13 months separate two such months, the first of them that contains no principal solar
@@ -67,19 +69,34 @@ def principal_terms(start: float, end: float) -> list[tuple[int, float]]:
         k += 1
 
 
-def local_ordinal(t: float, utc_offset_hours: float) -> int:
+# ΔT (TT - UT) is measured up to now and only predicted after; PyEphem extrapolates it along a
+# parabola (74 s in 2026, 219 s in 2097) while the measured value has stayed at 69-70 s since 2017.
+# `lunar_years(..., delta_t=DELTA_T_NOW)` holds it at today's value from PREDICTED_FROM on: the two
+# computations bracket the plausible future, and a month whose first day differs between them
+# depends on the unknown future rotation of the Earth (span/disputes.py marks it).
+DELTA_T_NOW = 69.2  # seconds, IERS, 2024-2025
+PREDICTED_FROM = "2025/1/1"
+
+
+def local_ordinal(t: float, utc_offset_hours: float, delta_t: float | None = None) -> int:
+    """The local calendar day of the instant t (an ephem date in PyEphem's UT). With `delta_t`
+    (seconds), an instant after PREDICTED_FROM is moved to the UT that this ΔT would give."""
     ephem = _ephem()
+    if delta_t is not None and t >= float(ephem.Date(PREDICTED_FROM)):
+        t += (ephem.delta_t(ephem.Date(t)) - delta_t) / 86400
     return (ephem.Date(t).datetime() + timedelta(hours=utc_offset_hours)).date().toordinal()
 
 
-def lunar_years(first: int, last: int, utc_offset_hours: float = 9) -> dict[int, tuple[int, int, str]]:
+def lunar_years(first: int, last: int, utc_offset_hours: float = 9,
+                delta_t: float | None = None) -> dict[int, tuple[int, int, str]]:
     """{lunar year: (ordinal of its New Year, leap month or 0, month lengths '1'=30 '0'=29)}, in the
-    format of korean_lunar_table.YEARS, for lunar years first..last."""
+    format of korean_lunar_table.YEARS, for lunar years first..last. The same rule gives the Chinese
+    calendar at utc_offset_hours=8. `delta_t`: see local_ordinal (None = PyEphem's own ΔT)."""
     ephem = _ephem()
     # from the solstice month before the first New Year to the one after the last year ends
     start, end = float(ephem.Date(f"{first - 1}/9/1")), float(ephem.Date(f"{last + 2}/2/1"))
-    starts = [local_ordinal(t, utc_offset_hours) for t in new_moons(start, end)]
-    terms = [(lon, local_ordinal(t, utc_offset_hours)) for lon, t in principal_terms(start, end)]
+    starts = [local_ordinal(t, utc_offset_hours, delta_t) for t in new_moons(start, end)]
+    terms = [(lon, local_ordinal(t, utc_offset_hours, delta_t)) for lon, t in principal_terms(start, end)]
 
     def has_term(i: int, lon: int | None = None) -> bool:
         return any(starts[i] <= day < starts[i + 1] for x, day in terms if lon is None or x == lon)

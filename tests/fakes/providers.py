@@ -5,7 +5,8 @@ SDKs (which use httpx2, not httpx) can be pointed at them with ``base_url``.  A 
 reply from the decoded request body; the servers record every request so tests can assert on them.
 
 A policy is ``policy(body: dict, index: int) -> Reply`` where ``index`` counts requests (0-based) and a
-reply is one of :class:`Text`, :class:`ToolCalls`, :class:`Status`, :class:`Malformed`, :class:`Slow`.
+reply is one of :class:`Text`, :class:`ToolCalls`, :class:`Status`, :class:`Malformed`, :class:`Slow` (and,
+for the OpenAI server, :class:`Recorded`: a real server's reply body replayed as it was).
 The servers also check the conversation rules real APIs enforce (every ``tool_use`` answered by its
 ``tool_result``; every OpenAI ``tool_calls`` id answered by a ``role: tool`` message) and reply 400 when
 they are broken, so client bugs show up in tests.
@@ -48,6 +49,13 @@ class Status:
 class Malformed:
     raw: bytes = b'{"this is": not json'
     content_type: str = "application/json"
+
+
+@dataclass
+class Recorded:
+    """A reply body recorded from a real server, sent back exactly as it was (replayed fixtures)."""
+
+    body: dict
 
 
 @dataclass
@@ -334,6 +342,8 @@ class FakeOpenAI(FakeProviderServer):
         return None
 
     def render(self, body: dict, reply: Any) -> dict:
+        if isinstance(reply, Recorded):
+            return reply.body
         if isinstance(reply, Text):
             message = {"role": "assistant", "content": reply.text, "refusal": None}
             finish, usage = reply.finish, (reply.input_tokens, reply.output_tokens)

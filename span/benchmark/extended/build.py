@@ -36,6 +36,7 @@ from itertools import combinations, permutations
 from typing import Iterable, Iterator, NamedTuple
 
 from ...dates import CalendarDate
+from ...disputes import dispute_of
 from ..errors import GoldMismatchError
 from ..evaldates import check_eval_date
 from ..execute import CachedSearch, run_code
@@ -304,6 +305,7 @@ def build_extended(eval_date: date, planned_questions: Iterable[PlannedQuestion]
                       for lab, item, n in zip(LABELS, items, direct)],
             "date_format": "paper",
         }
+        disputed = [_disputed(d) for d in (item.resolve() for item in items) if dispute_of(d) is not None]
         yield {
             "id": iid,
             "eval_date": eval_date.isoformat(),
@@ -318,4 +320,10 @@ def build_extended(eval_date: date, planned_questions: Iterable[PlannedQuestion]
             "code": code,
             "answer": answer,
             "gold": gold,
+            **({"disputed": disputed} if disputed else {}),
         }
+
+
+def _disputed(d) -> dict:
+    """An item's day whose reading the sources dispute (span.disputes): the order or count may differ."""
+    return {"calendar": d.calendar, "date": d.display(), **dispute_of(d).as_dict()}

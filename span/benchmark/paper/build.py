@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 from ... import festivals as _festivals
 from ...arithmetic import shift_date
 from ...dates import CalendarDate
+from ...disputes import dispute_of
 from ...errors import CalendarError
 from .. import formats as _formats
 from ..errors import GoldMismatchError
@@ -71,6 +72,7 @@ class _DateContext:
     direct: dict = field(default_factory=dict)    # twin_key -> answer date computed with the core
     shifted: dict = field(default_factory=dict)   # (source, unit, signed offset) -> shifted reference
     bases: dict = field(default_factory=dict)     # base_key + negative -> built parts
+    disputes: dict = field(default_factory=dict)  # twin_key -> the disputed days its gold depends on
 
 
 def _direct_answer(ctx: _DateContext, spec: Spec) -> CalendarDate:
@@ -89,7 +91,15 @@ def _direct_answer(ctx: _DateContext, spec: Spec) -> CalendarDate:
     else:
         moved = _festivals.date_in_year(FESTIVAL_BY_NAME[spec.festival], ref.year + t.sign * spec.offset)
     out = ctx.direct[key] = moved.to(spec.target)
+    # the dates converted between calendars, whose reading decides the gold: the reference date (a
+    # festival question uses only its year) or the festival's date, and the answer
+    crossed = (moved, out) if t.reasoning_type == "festival" else (ref, out)
+    ctx.disputes[key] = [_disputed(d) for d in crossed if dispute_of(d) is not None]
     return out
+
+
+def _disputed(d: CalendarDate) -> dict:
+    return {"calendar": d.calendar, "date": d.display(), **dispute_of(d).as_dict()}
 
 
 def _code(spec: Spec, ref: CalendarDate, template: QuestionTemplate, expected: CalendarDate | None) -> str:
@@ -242,7 +252,16 @@ def build_instance(ctx: _DateContext, spec: Spec) -> dict:
         "code": base["code"],
         "answer": base["answer"],
         "gold": base["gold"],
+        **({"disputed": disputed} if (disputed := _disputes(ctx, spec)) else {}),
     }
+
+
+def _disputes(ctx: _DateContext, spec: Spec) -> list[dict]:
+    """The disputed days (span.disputes) this instance's gold depends on: where the independent sources of
+    a calendar split, the other reading would give another answer."""
+    if spec.twin_key not in ctx.disputes:
+        _direct_answer(ctx, spec)
+    return ctx.disputes[spec.twin_key]
 
 
 def _context(eval_date: date, polar_negatives: bool, seed, convention: str = "tabular") -> _DateContext:

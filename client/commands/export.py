@@ -1,0 +1,37 @@
+"""`span-client export RUN_DIR --format inspect --out FILE`: a run folder as an inspect_ai log, so
+`inspect view` shows every instance's transcript (needs the extra: pip install 'span-toolkit[inspect]')."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import common
+
+FORMATS = ("inspect",)
+
+
+def configure(ex: argparse.ArgumentParser) -> None:
+    ex.add_argument("run_dir", type=Path, help="run folder written by `span-client eval`")
+    ex.add_argument("--format", choices=FORMATS, default="inspect",
+                    help="inspect: an inspect_ai log (.eval, or .json for plain JSON); the default")
+    ex.add_argument("--out", "-o", required=True, type=Path, metavar="FILE",
+                    help="the log file to write, e.g. logs/span-run.eval (`inspect view --log-dir logs`)")
+    ex.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+
+
+def run(args) -> int:
+    from ..inspect_export import ExportError, RunFolderError, export_inspect, require_inspect
+
+    if args.out.exists() and not args.force:
+        raise common.UsageError(f"--out {args.out} exists; add --force to overwrite it, or choose another file")
+    try:
+        require_inspect()
+        path, log = export_inspect(args.run_dir, args.out)
+    except (ExportError, RunFolderError) as e:
+        raise common.UsageError(str(e)) from None
+    score = log.results.scores[0]
+    acc = score.metrics["accuracy"].value
+    print(f"wrote {path}: {len(log.samples)} samples ({score.scored_samples} scored), accuracy "
+          + (f"{acc:.2%}" if acc == acc else "n/a") + f"; open it with: inspect view --log-dir {path.parent or '.'}")
+    return 0
