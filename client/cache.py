@@ -31,7 +31,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from .metering import current_epoch, current_meter
 from .providers.base import ModelReply, Provider, ToolCall
@@ -53,14 +53,18 @@ def default_cache_dir() -> Path:
 
 
 # ------------------------------------------------------------------------------------------------- keys
-def request_content(config: dict, system: str, messages: list, tools: list | None, epoch: int) -> dict:
-    return {"format": CACHE_FORMAT, "provider": config, "system": system, "messages": messages,
-            "tools": tools or None, "epoch": epoch}
+def request_content(config: dict, system: str, messages: list, tools: list | None, epoch: int,
+                    final_turn: bool = False) -> dict:
+    content = {"format": CACHE_FORMAT, "provider": config, "system": system, "messages": messages,
+               "tools": tools or None, "epoch": epoch}
+    if final_turn:  # the tool loop's last request, in which the model may not call a tool: another request
+        content["final_turn"] = True
+    return content
 
 
-def key_of(provider: Provider, system: str, messages: list, tools: list | None) -> str:
+def key_of(provider: Provider, system: str, messages: list, tools: list | None, final_turn: bool = False) -> str:
     """The key of one request of ``provider`` in the current attempt (the cache's and the batch's)."""
-    return request_key(request_content(provider.config(), system, messages, tools, current_epoch()))
+    return request_key(request_content(provider.config(), system, messages, tools, current_epoch(), final_turn))
 
 
 def request_key(content: dict) -> str:
@@ -197,14 +201,21 @@ class CachingProvider(WrappedProvider):
         self.cache = cache
         self.hits = self.misses = 0
 
-    def key(self, system: str, messages: list[dict], tools: list[dict] | None) -> str | None:
+    def key(self, system: str, messages: list[dict], tools: list[dict] | None, final_turn: bool = False) -> str | None:
         try:
-            return key_of(self.inner, system, messages, tools)
+            return key_of(self.inner, system, messages, tools, final_turn)
         except (TypeError, ValueError):
             return None  # not JSON: asked live, never cached
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
-        key = self.key(system, messages, tools)
+        return await self._through(self.key(system, messages, tools),
+                                   lambda: self.inner.generate(system, messages, tools, timeout))
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        return await self._through(self.key(system, messages, tools, final_turn=True),
+                                   lambda: self.inner.generate_without_tools(system, messages, tools, timeout))
+
+    async def _through(self, key: str | None, ask: Callable[[], Awaitable[ModelReply]]) -> ModelReply:
         if key is not None:
             reply = self.cache.get(key)
             if reply is not None:
@@ -213,7 +224,7 @@ class CachingProvider(WrappedProvider):
                 if meter is not None:
                     meter.cache_hits += 1
                 return reply
-        reply = await self.inner.generate(system, messages, tools, timeout)  # raises: nothing is stored
+        reply = await ask()  # raises: nothing is stored
         self.misses += 1
         if key is not None:
             self.cache.put(key, reply)

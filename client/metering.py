@@ -84,7 +84,12 @@ class MeteredProvider(WrappedProvider):
         self.batch = batch
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
-        reply = await self.inner.generate(system, messages, tools, timeout)
+        return self._count(await self.inner.generate(system, messages, tools, timeout))
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        return self._count(await self.inner.generate_without_tools(system, messages, tools, timeout))
+
+    def _count(self, reply: ModelReply) -> ModelReply:
         meter = _meter.get()
         if meter is not None:
             if reply.input_tokens is None or reply.output_tokens is None:

@@ -247,3 +247,19 @@ def test_concurrent_processes_never_see_a_partial_entry(tmp_path):
     cache = ResponseCache(tmp_path)
     assert sorted(cache.get(f"{i:02x}" + "e" * 62).text for i in range(7)) == [f"Final answer: {i}" for i in range(7)]
     assert not [p for p in cache.dir.rglob(".tmp-*")]
+
+
+async def test_the_final_turn_without_tools_is_its_own_request(tmp_path):
+    tools = [{"name": "date_arithmetic", "description": "d", "input_schema": {"type": "object"}}]
+    with FakeAnthropic(lambda body, i: Text(f"Final answer: {i}")) as fake:
+        p = CachingProvider(MeteredProvider(AnthropicProvider("claude-haiku-4-5", api_key="test",
+                                                              base_url=fake.base_url)), ResponseCache(tmp_path))
+        assert p.final_turn_keeps_tools is True  # the wrapper says what the provider does
+        with attempt_scope() as meter:
+            a = await p.generate(SYSTEM, _msgs(), tools, 10)
+            b = await p.generate_without_tools(SYSTEM, _msgs(), tools, 10)
+            c = await p.generate_without_tools(SYSTEM, _msgs(), tools, 10)
+        assert (a.text, b.text, c.text) == ("Final answer: 0", "Final answer: 1", "Final answer: 1")
+        assert fake.count == 2 and fake.requests[1]["body"]["tool_choice"] == {"type": "none"}
+        assert (meter.requests, meter.cache_hits) == (2, 1)
+        await p.aclose()

@@ -28,12 +28,18 @@ class CollectingProvider(WrappedProvider):
         self.bodies[key] = self.inner.request_body(system, messages, tools)
         raise Collected(key)
 
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        raise Collected("")  # a tool loop's last turn: never part of a single-request arm
+
 
 class BatchAnsweredProvider(WrappedProvider):
     def __init__(self, inner: Provider, answers: dict[str, ModelReply | ProviderError]):
         super().__init__(inner)
         self.answers = answers
         self.served = 0
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        raise ProviderError("a tool loop's last turn cannot be batched", retryable=False, kind="batch")
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         got = self.answers.get(key_of(self.inner, system, messages, tools))

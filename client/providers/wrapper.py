@@ -1,5 +1,6 @@
 """A provider standing in front of another: everything is the wrapped provider's except what a subclass
-overrides (``generate``, for the response cache and the Batch API)."""
+overrides (``generate`` and ``generate_without_tools``, for the response cache, the meter and the Batch
+API)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ class WrappedProvider(Provider):
         self.is_llm = inner.is_llm
         self.supports_tools = inner.supports_tools
         self.requires_tools = inner.requires_tools
+        self.final_turn_keeps_tools = inner.final_turn_keeps_tools
 
     def __getattr__(self, name: str) -> Any:  # model, base_url, client, request_body … (pre-flight, batches)
         inner = self.__dict__.get("inner")
@@ -37,6 +39,9 @@ class WrappedProvider(Provider):
 
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         return await self.inner.generate(system, messages, tools, timeout)
+
+    async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
+        return await self.inner.generate_without_tools(system, messages, tools, timeout)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..rundir import run_files_in
-from . import analysis, figures, tables
+from . import analysis, figures, scale, tables
 from .loading import RunInputError, group_series, load_run
 from .stats import DEFAULT_SEED, N_RESAMPLES
 from .tokens import load_tokenizer
@@ -104,6 +104,7 @@ def run(args) -> int:
     inputs = [str(r.path) for r in runs]
     md = tables.render_markdown(rep, figs, csv_files, list(args.run_dirs), errors, warnings,
                                 notes)
+    md = scale.insert_section(md, rep.get("scale") or [])
     (out / "report.md").write_text(md, encoding="utf-8")
     rep.update({"inputs": inputs, "unusable_inputs": errors, "warnings": warnings,
                 "figures": [f for f, _ in figs], "figure_notes": notes, "csv_files": csv_files,

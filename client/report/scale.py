@@ -92,6 +92,16 @@ def render(blocks: list[dict]) -> list[str]:
     return out
 
 
+def insert_section(md: str, blocks: list[dict]) -> str:
+    """report.md with this section before the significance tests (after the accuracy breakdowns)."""
+    section = render(blocks)
+    if not section:
+        return md
+    text = "\n".join(section) + "\n"
+    at = md.find("\n## Significance")
+    return md + "\n" + text if at < 0 else md[: at + 1] + text + md[at + 1:]
+
+
 def _cell(m: dict | None) -> str:
     if not m:
         return "–"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from . import scale
 from .analysis import COMPARISONS, DIMENSIONS, level_label
 from .stats import FEW_DISCORDANT, format_kappa, format_p
 
@@ -205,7 +204,6 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
         w("")
     w("The full model × mode × evaluation date × reasoning type × question format × direction × "
       "source × target crosstab is in [`crosstab.csv`](crosstab.csv).\n")
-    out.extend(scale.render(rep.get("scale") or []))
 
     w("## Significance (bootstrap, as in the paper's Appendix C)\n")
     w(f"Unpaired bootstrap over instances, {rep['settings']['n_resamples']:,} resamples: mean "
