@@ -218,7 +218,7 @@ async def test_bwrap_with_a_user_namespace_drops_every_capability(monkeypatch):
     """What a normal user gets under bwrap (no dedicated uid to drop to: uid 0 of a user namespace, every
     capability given up before the snippet runs), forced here as root by having no slot uids."""
     need("bwrap")
-    import client.sandbox.runner as runner
+    import client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     sb = Sandbox("bwrap")
@@ -446,7 +446,7 @@ async def test_a_cancelled_run_leaves_nothing_and_the_slot_works_again(kind):
 
 async def test_without_a_dedicated_uid_the_other_layers_still_hold(monkeypatch):
     """No slot uid (not root, or the uids are not mapped here): limits, hook and clean-up still work."""
-    import client.sandbox.runner as runner
+    import client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     async with Sandbox("unsafe-process") as sb:
