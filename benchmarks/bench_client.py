@@ -35,10 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from client.providers import make_provider  # noqa: E402
-from client.retry import RetryPolicy  # noqa: E402
 from client.runner import run_eval  # noqa: E402
-from client.scorer import Scorer  # noqa: E402
-from client.settings import EvalConfig  # noqa: E402
+from client.spec import RunSpec  # noqa: E402
+from client.dataset import Instances  # noqa: E402
 from tests.fakes.instances import toy_instances  # noqa: E402
 
 
@@ -66,10 +65,10 @@ async def one_run(items: list[dict], concurrency: int, base_url: str, out: Path)
         return await generate(*a, **kw)
 
     provider.generate = timed_generate  # type: ignore[method-assign]
-    cfg = EvalConfig(model=provider.label, out_dir=out, mode="with_tools", concurrency=concurrency, quiet=True,
-                     timeout=30, preflight=False)
+    spec = RunSpec(model=provider.label, out_dir=out, mode="with_tools", dates=("2025-07-01",),
+                   concurrency=concurrency, quiet=True, timeout=30, max_retries=0, preflight=False)
     t0 = time.perf_counter()
-    summary = await run_eval(cfg, provider, items, len(items), Scorer(), RetryPolicy(max_retries=0))
+    summary = await run_eval(spec, provider=provider, instances=Instances(items, len(items)))
     elapsed = time.perf_counter() - t0
     await provider.aclose()
     return elapsed, starts, summary

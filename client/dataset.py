@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from span import benchmark
 
@@ -110,13 +111,17 @@ def sample_file(path: str | Path, n: int, seed: int) -> list[dict]:
 
 
 def generated(dates: list[str], n: int | None = None, seed: int = 0, *,
-              extended: bool = False, islamic_convention: str = "tabular") -> tuple[Iterator[dict], int]:
-    """(instances as a stream, how many) for evaluation dates; built lazily so memory stays flat."""
+              extended: bool = False, islamic_convention: str = "tabular",
+              exclude_disputed: bool = False) -> tuple[Iterator[dict], int]:
+    """(instances as a stream, how many) for evaluation dates; built lazily so memory stays flat. (With
+    exclude_disputed the count is an upper bound: the few instances left out are known only when built.)"""
     try:
         days = [benchmark.parse_eval_date(d, islamic_convention) if isinstance(d, str) else d for d in dates]
         options = {"extended": True} if extended else {}
         if islamic_convention != "tabular":
             options["islamic_convention"] = benchmark.check_convention(islamic_convention)
+        if exclude_disputed:
+            options["exclude_disputed"] = True
         per_date = benchmark.INSTANCES_PER_DATE + (benchmark.extended.EXTENDED_PER_DATE if extended else 0)
         total = per_date * len(days)
         for d in days:
@@ -142,3 +147,32 @@ def generate_list(dates: list[str], n: int | None = None, seed: int = 0, *, exte
                   islamic_convention: str = "tabular") -> list[dict]:
     items, _ = generated(dates, n, seed, extended=extended, islamic_convention=islamic_convention)
     return list(items)
+
+
+@dataclass
+class Instances:
+    """What a run asks: the instances (streamed unless sampled), how many, and what they are (``source``,
+    recorded in run.json: a resume must match it)."""
+
+    items: Iterable[dict]
+    total: int
+    source: dict | None = None
+
+
+def load(spec) -> Instances:
+    """The instances a RunSpec names: its file (sampled in two passes) or its dates (generated)."""
+    sampling = {"sample": spec.sample, "seed": spec.seed if spec.sample else None}
+    if spec.instances_file is not None:
+        if spec.sample:
+            items = sample_file(spec.instances_file, spec.sample, spec.seed)
+            total = len(items)
+        else:
+            total = count_file(spec.instances_file)
+            items = iter_file(spec.instances_file)
+        return Instances(items, total, {"kind": "file", "sha256": file_sha256(spec.instances_file), **sampling})
+    items, total = generated(list(spec.dates), spec.sample, spec.seed, extended=spec.extended,
+                             islamic_convention=spec.islamic_convention, exclude_disputed=spec.exclude_disputed)
+    options = {**({"extended": True} if spec.extended else {}),
+               **({"islamic_convention": spec.islamic_convention} if spec.islamic_convention != "tabular" else {}),
+               **({"exclude_disputed": True} if spec.exclude_disputed else {})}
+    return Instances(items, total, {"kind": "dates", "dates": list(spec.dates), **sampling, **options})

@@ -3,6 +3,8 @@ CI or under nohup is never silent for hours."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import sys
 import time
@@ -58,14 +60,15 @@ class Progress:
         print(f"span-client: {self.label}: {self.done}/{self.total} done, {self.errors} errors, "
               f"accuracy so far {self._acc()}, {self._rate():.2f} instances/s", file=sys.stderr, flush=True)
 
-    def update(self, line: dict) -> None:
+    def update(self, record: Any) -> None:
+        """One finished result (a client.rundir.ResultLine)."""
         self.done += 1
         self.new += 1
-        if line.get("stop_reason") == "error":
+        if record.stop_reason == "error":
             self.errors += 1
-        if line.get("correct") is not None:
+        if record.correct is not None:
             self.scored += 1
-            self.correct += bool(line["correct"])
+            self.correct += bool(record.correct)
         if self._bar:
             self._bar.update(self._task, completed=self.done, acc=self._acc(), err=self.errors,
                              rate=f"{self._rate():.1f}")

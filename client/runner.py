@@ -22,19 +22,21 @@ import signal
 import sys
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 import prompts
 
+from . import dataset as _dataset
+from .providers import Provider, make_provider
 from .providers.errors import error_signature
 from .progress import Progress
+from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
-from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, private_open,
-                     summarize, verdict_correct)
-from .scorer import FATAL_STATUS, Scorer
-from .settings import EvalConfig, check_resume, run_settings, versions
-from .solvers import open_solver
+from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
+from .scorer import FATAL_STATUS, Scorer, make_scorer
+from .settings import check_resume, run_settings, versions
+from .solvers import Solver, open_solver
+from .spec import RunSpec
 
 MAX_IDENTICAL_ERRORS = 5
 OVERFLOW_STOP = 3
@@ -67,65 +69,92 @@ class StopRules:
         self._overflows = 0
         self._any_ok = False
 
-    def after(self, line: dict, status: int | None, retryable: bool | None) -> None:
+    def after(self, record: ResultLine, status: int | None, retryable: bool | None) -> None:
         if self.reason:
             return
         if self.scorer.fatal:
             self.reason = self.scorer.fatal
             return
-        if line.get("stop_reason") != "error":
+        if record.stop_reason != "error":
             self._any_ok, self._last, self._same = True, None, 0
             return
         if status in FATAL_STATUS:
-            self.reason = f"{self.label}: {line.get('error')}"
+            self.reason = f"{self.label}: {record.error}"
             return
-        if line.get("error_kind") == "context_overflow" and not self._any_ok:
+        if record.error_kind == "context_overflow" and not self._any_ok:
             self._overflows += 1
             if self._overflows >= OVERFLOW_STOP:
                 self.reason = (f"the prompt overflowed the model's context on each of the first {self._overflows} "
-                               f"instances ({line.get('error')}): it does not fit; give the model a larger context "
+                               f"instances ({record.error}): it does not fit; give the model a larger context "
                                f"(e.g. llama.cpp --n_ctx / -c), lower --max-tokens, or offer fewer tools (--tools)")
                 return
         if status is not None and 400 <= status < 500 and not retryable:
-            key = f"{status}:{error_signature(line.get('error'))}"
+            key = f"{status}:{error_signature(record.error)}"
             self._same = self._same + 1 if key == self._last else 1
             self._last = key
             if self._same >= MAX_IDENTICAL_ERRORS:
-                self.reason = f"{self.label}: {MAX_IDENTICAL_ERRORS} consecutive identical errors: {line.get('error')}"
+                self.reason = f"{self.label}: {MAX_IDENTICAL_ERRORS} consecutive identical errors: {record.error}"
         else:
             self._last, self._same = None, 0
 
 
-async def run_eval(cfg: EvalConfig, provider: Any, instances: Iterable[dict], total: int, scorer: Scorer,
-                   retry: RetryPolicy) -> dict:
-    folder = RunFolder(cfg.out_dir)
-    folder.create()
-    with folder.lock():
-        run = EvalRun(cfg, provider, scorer, retry, folder)
-        with run.signals_handled():
-            return await run.run(instances, total)
+def retry_policy(spec: RunSpec) -> RetryPolicy:
+    return RetryPolicy(max_retries=spec.max_retries, base_delay=spec.retry_base_delay, timeout=spec.timeout,
+                       max_delay=spec.max_retry_wait)
+
+
+async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances: _dataset.Instances | None = None,
+                   mcp_target: Any = None) -> dict:
+    """Run ``spec`` to its summary. What the spec names is built here (the model's provider, the judges,
+    the instances); ``provider`` and ``instances`` may be given instead (tests, benchmarks, other
+    harnesses), and ``mcp_target`` is an in-process MCP server to use instead of span-server.
+
+    Raises ModelSpecError / DatasetError (bad input, before anything is written), RunFolderError, and
+    RunStopped / RunInterrupted (with the summary written so far)."""
+    retry = retry_policy(spec)
+    scorer = make_scorer(spec.judge_model, base_url=spec.judge_base_url, api_key=spec.judge_api_key,
+                         timeout=spec.timeout, retry=retry)
+    own_provider = provider is None
+    try:
+        if provider is None:
+            provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
+                                     temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
+        data = instances if instances is not None else _dataset.load(spec)
+        folder = RunFolder(spec.out_dir)
+        folder.create()
+        with folder.lock():
+            run = EvalRun(spec, provider, scorer, retry, folder, mcp_target)
+            with run.signals_handled():
+                return await run.run(data)
+    finally:
+        if own_provider and provider is not None:
+            await provider.aclose()
+        await scorer.aclose()
 
 
 class EvalRun:
-    def __init__(self, cfg: EvalConfig, provider: Any, scorer: Scorer, retry: RetryPolicy, folder: RunFolder):
-        self.cfg, self.provider, self.scorer, self.retry, self.folder = cfg, provider, scorer, retry, folder
+    def __init__(self, spec: RunSpec, provider: Provider, scorer: Scorer, retry: RetryPolicy, folder: RunFolder,
+                 mcp_target: Any = None):
+        self.spec, self.provider, self.scorer, self.retry, self.folder = spec, provider, scorer, retry, folder
+        self.mcp_target = mcp_target
         self.rules = StopRules(provider.label, scorer)
         self.interrupted = False
         self._tasks: list[asyncio.Task] = []
 
-    async def run(self, instances: Iterable[dict], total: int) -> dict:
-        cfg, folder = self.cfg, self.folder
-        settings = run_settings(cfg, self.provider, self.scorer)
+    async def run(self, data: _dataset.Instances) -> dict:
+        spec, folder = self.spec, self.folder
+        instances, total = data.items, data.total
+        settings = run_settings(spec, self.provider, self.scorer, data.source, self.mcp_target)
         prev = folder.read_info()
-        forced = check_resume(prev, folder.path, self.provider.label, cfg.mode, settings, cfg.force_resume)
-        done = folder.prepare_resume(force=cfg.force_resume)
-        n_rejudged = await rejudge_failed_requests(folder, self.scorer, cfg.concurrency) if prev else 0
+        forced = check_resume(prev, folder.path, self.provider.label, spec.mode, settings, spec.force_resume)
+        done = folder.prepare_resume(force=spec.force_resume)
+        n_rejudged = await rejudge_failed_requests(folder, self.scorer, spec.concurrency) if prev else 0
         if self.scorer.fatal:
             raise RunStopped(f"stopped: {self.scorer.fatal}; nothing else was asked; fix it and re-run the same command")
-        if cfg.preflight and self.provider.is_llm:
+        if spec.preflight and self.provider.is_llm:
             await self._preflight()
-        info = RunInfo(model=self.provider.label, mode=cfg.mode, judges=self.scorer.describe(),
-                       primary_judge=self.scorer.primary, provider=self.provider.config(), args=cfg.args,
+        info = RunInfo(model=self.provider.label, mode=spec.mode, judges=self.scorer.describe(),
+                       primary_judge=self.scorer.primary, provider=self.provider.config(), args=spec.recorded(),
                        settings=settings, versions=versions(), prompt_hashes=prompts.hashes(),
                        system_prompt=",".join(settings["prompt_hashes"]),
                        started_at=(prev.started_at if prev else None) or _now(),
@@ -144,16 +173,16 @@ class EvalRun:
         source = tracked()
         seen: set[str] = set(done)
         with private_open(folder.server_log_path, "a") as errlog:
-            async with open_solver(cfg, self.provider, self.retry.call, errlog) as solver:
+            async with open_solver(spec, self.provider, self.retry.call, errlog, self.mcp_target) as solver:
                 for key, value in solver.resources.items():
                     setattr(info, key, value)
                 folder.write_info(info)
                 todo = (inst for inst in source if inst["id"] not in done)
-                with Progress(total, len(done), quiet=cfg.quiet, label=self.provider.label) as progress:
+                with Progress(total, len(done), quiet=spec.quiet, label=self.provider.label) as progress:
                     await self._ask_all(solver, todo, seen, progress)
         for _ in source:  # a stopped run: still learn the whole instance set (ids only)
             pass
-        summary = summarize(folder.records(), self.provider.label, cfg.mode, ids)
+        summary = summarize(folder.records(), self.provider.label, spec.mode, ids)
         info.ended_at = _now()
         if self.rules.reason:
             info.stopped = self.rules.reason
@@ -180,7 +209,7 @@ class EvalRun:
         p = self.provider
         kind = p.label.split("/", 1)[0]
         info = await check_model_endpoint(p.base_url, getattr(p.client, "api_key", None), p.model, kind)
-        if info.warning and not self.cfg.quiet:
+        if info.warning and not self.spec.quiet:
             print(f"span-client: warning: {info.warning}", file=sys.stderr)
 
     @contextmanager
@@ -201,11 +230,11 @@ class EvalRun:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
 
-    async def _ask_all(self, solver: Any, todo: Iterator[dict], seen: set[str], progress: Progress) -> None:
+    async def _ask_all(self, solver: Solver, todo: Iterator[dict], seen: set[str], progress: Progress) -> None:
         appender = self.folder.appender()
         try:
             self._tasks = [asyncio.create_task(self._worker(solver, todo, seen, progress, appender))
-                           for _ in range(max(1, self.cfg.concurrency))]
+                           for _ in range(max(1, self.spec.concurrency))]
             results = await asyncio.gather(*self._tasks, return_exceptions=True)
             for r in results:
                 if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
@@ -229,7 +258,7 @@ class EvalRun:
             if t is not current:
                 t.cancel()
 
-    async def _worker(self, solver: Any, todo: Iterator[dict], seen: set[str], progress: Progress,
+    async def _worker(self, solver: Solver, todo: Iterator[dict], seen: set[str], progress: Progress,
                       appender: Any) -> None:
         for inst in todo:
             if self.rules.reason or self.interrupted:
@@ -247,80 +276,11 @@ class EvalRun:
             except asyncio.CancelledError:
                 seen.discard(inst["id"])
                 raise
-            line = {**inst, "mode": solver.mode, "model": self.provider.label, **outcome.fields()}
-            await self.scorer.judge(line)
-            ResultLine.model_validate(line)  # the layout is client.rundir's: a wrong field fails here, not later
-            appender.write(line)
-            progress.update(line)
-            self.rules.after(line, outcome.error_status, outcome.error_retryable)
+            # the one record this instance's result is, from here to the run folder
+            record = ResultLine.model_validate({**inst, "mode": solver.mode, "model": self.provider.label,
+                                                **outcome.fields()})
+            await self.scorer.judge(record)
+            appender.write(record)
+            progress.update(record)
+            self.rules.after(record, outcome.error_status, outcome.error_retryable)
             await asyncio.sleep(0)  # a scripted model never yields: let signals and the other workers in
-
-
-# --------------------------------------------------------------------------------------------- re-judge
-async def rejudge_failed_requests(folder: RunFolder, scorer: Scorer, concurrency: int = 8) -> int:
-    """Re-judge (without asking the model) the lines whose LLM verdict is UNSCORED because the judge request
-    failed; rewrite results.jsonl atomically. Returns how many were re-judged."""
-    if scorer.llm is None or not folder.has_results():
-        return 0
-    lines = list(folder.records())
-    todo = [i for i, l in enumerate(lines) if l.get("stop_reason") != "error" and judge_request_failed(l)]
-    if not todo:
-        return 0
-    sem = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(i: int) -> None:
-        async with sem:
-            if not scorer.fatal:
-                lines[i] = await scorer.judge(dict(lines[i]))
-
-    await asyncio.gather(*(one(i) for i in todo))
-    folder.rewrite_results(lines)
-    return len(todo)
-
-
-async def rejudge(out_dir: Path, scorer: Scorer, concurrency: int = 8, *, force: bool = False) -> dict:
-    """Re-judge every line of an existing run without asking the model; rewrite results atomically. A line
-    that is not a result record is refused, or with ``force`` set aside in results.corrupt (never dropped)."""
-    folder = RunFolder(out_dir)
-    if not folder.has_results():
-        raise RunFolderError(f"{out_dir} has no results.jsonl; is it a span-client eval run folder?")
-    with folder.lock():
-        folder.set_aside_corrupt(force=force)
-        info = folder.read_info()
-        lines = list(folder.records())
-        sem = asyncio.Semaphore(max(1, concurrency))
-        keep_llm = scorer.llm is None
-        prev_primary = info.primary_judge if info else None
-
-        async def one(line: dict) -> dict:
-            async with sem:
-                if scorer.fatal:
-                    return line
-                old = line.get("verdicts") or {}
-                await scorer.judge(line)
-                if keep_llm and "llm" in old and line.get("stop_reason") != "error":
-                    # no --judge-model now: keep the earlier LLM verdicts, and the run's primary judge
-                    line["verdicts"]["llm"] = old["llm"]
-                    if prev_primary == "llm":
-                        line["primary_judge"] = "llm"
-                        line["correct"] = verdict_correct(old["llm"].get("verdict"))
-                return line
-
-        judged = await asyncio.gather(*(one(dict(l)) for l in lines))
-        if scorer.fatal:  # nothing rewritten: the earlier verdicts stay as they were
-            raise RunStopped(f"stopped: {scorer.fatal}; results.jsonl was left unchanged")
-        folder.rewrite_results(judged)
-        judges, primary = scorer.describe(), scorer.primary
-        if keep_llm and any("llm" in (l.get("verdicts") or {}) for l in judged):
-            judges["llm"] = (info.judges if info else {}).get("llm")
-            primary = prev_primary or primary
-        if info is None:
-            info = RunInfo(model=str(judged[0].get("model")) if judged else "unknown",
-                           mode=str(judged[0].get("mode")) if judged else "unknown", format_version=1)
-        info.judges, info.primary_judge = judges, primary
-        info.rejudged_at = _now()
-        info.prompt_hashes = prompts.hashes()
-        folder.write_info(info)
-        summary = summarize(judged, info.model, info.mode)
-        folder.write_summary(summary)
-        return summary

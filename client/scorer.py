@@ -1,5 +1,5 @@
 """The scorer: the rules judge always, the paper's LLM judge when a judge model is given (then primary).
-Fills ``verdicts``, ``primary_judge`` and ``correct`` of a result line."""
+Sets ``verdicts``, ``primary_judge`` and ``correct`` of a result record."""
 
 from __future__ import annotations
 
@@ -7,24 +7,26 @@ from typing import Any, Awaitable, Callable
 
 from .judges import rules
 from .judges.llm import LLMJudge
+from .providers import ModelSpecError, Provider, make_provider
 from .providers.base import ProviderError
-from .rundir import verdict_correct
+from .retry import RetryPolicy, make_ask
+from .rundir import JudgeVerdict, ResultLine, verdict_correct
 
 FATAL_STATUS = {401, 403, 404}  # bad key, no access, unknown model/route: every request will fail
 
 
-def _v(obj: Any, name: str) -> Any:
-    value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-    return getattr(value, "value", value)  # enums -> their string
-
-
 class Scorer:
     def __init__(self, ask: Callable[[str, str], Awaitable[str]] | None = None, judge_model: str | None = None,
-                 max_attempts: int = 3):
+                 max_attempts: int = 3, provider: Provider | None = None):
         self.judge_model = judge_model
         self.llm = LLMJudge(ask, max_attempts=max_attempts) if ask is not None else None
         self.primary = "llm" if self.llm is not None else "rules"
         self.fatal: str | None = None  # set when the judge endpoint refuses us for good (401/403/404)
+        self._provider = provider  # the LLM judge's endpoint, closed with the scorer
+
+    async def aclose(self) -> None:
+        if self._provider is not None:
+            await self._provider.aclose()
 
     def describe(self) -> dict:
         d: dict[str, Any] = {"rules": "client.judges.rules"}
@@ -32,35 +34,49 @@ class Scorer:
             d["llm"] = self.judge_model
         return d
 
-    async def judge(self, line: dict) -> dict:
-        """Fill ``verdicts``, ``primary_judge`` and ``correct`` of a results line (in place)."""
-        line["primary_judge"] = self.primary
-        if line.get("stop_reason") == "error":
-            line["verdicts"] = {}
-            line["correct"] = None
-            return line
-        answer = line.get("final_answer")
+    async def judge(self, record: ResultLine) -> ResultLine:
+        """Set ``verdicts``, ``primary_judge`` and ``correct`` of a result record (in place)."""
+        record.primary_judge = self.primary
+        if record.stop_reason == "error":
+            record.verdicts, record.correct = {}, None
+            return record
+        answer = record.final_answer
+        # the instance's fields (what a family judge reads), not the exchange
+        instance = record.model_dump(mode="json", exclude={"messages", "tool_calls", "code_runs", "verdicts"})
         try:
-            rv = rules.judge_answer(line, answer)
-            verdict = {"verdict": _v(rv, "verdict"), "extracted": _v(rv, "extracted"), "reason": _v(rv, "reason")}
+            rv = rules.judge_answer(instance, answer)
+            verdict = JudgeVerdict(verdict=rv.verdict, extracted=rv.extracted, reason=rv.reason)
         except Exception as e:  # noqa: BLE001 - a judge bug must not stop the run or grade the answer
-            verdict = {"verdict": "UNSCORED", "extracted": None,
-                       "reason": f"rules judge failed: {e.__class__.__name__}: {e} (re-judge with `span-client judge`)"}
-        verdicts: dict[str, Any] = {"rules": verdict}
+            verdict = JudgeVerdict(verdict="UNSCORED", extracted=None, reason=f"rules judge failed: "
+                                   f"{e.__class__.__name__}: {e} (re-judge with `span-client judge`)")
+        verdicts = {"rules": verdict}
         if self.llm is not None:
-            verdicts["llm"] = await self._llm_verdict(line, answer)
-        line["verdicts"] = verdicts
-        line["correct"] = verdict_correct(verdicts[self.primary]["verdict"])
-        return line
+            verdicts["llm"] = await self._llm_verdict(record, answer)
+        record.verdicts = verdicts
+        record.correct = verdict_correct(verdicts[self.primary].verdict)
+        return record
 
-    async def _llm_verdict(self, line: dict, answer: str | None) -> dict:
+    async def _llm_verdict(self, record: ResultLine, answer: str | None) -> JudgeVerdict:
         if not answer or not answer.strip():
-            return {"verdict": "INCORRECT", "raw": "(no final answer; the judge was not asked)", "attempts": 0}
+            return JudgeVerdict(verdict="INCORRECT", raw="(no final answer; the judge was not asked)", attempts=0)
         try:
-            lv = await self.llm.judge(line.get("question", ""), answer, str(line.get("answer", "")))
+            lv = await self.llm.judge(record.question, answer, str(record.answer if record.answer is not None else ""))
         except ProviderError as e:
             if getattr(e, "status", None) in FATAL_STATUS and self.fatal is None:
                 self.fatal = f"the LLM judge {self.judge_model} refused the request: {e}"
             # "error" marks a failed judge *request* (not an unreadable verdict): re-judged on resume
-            return {"verdict": "UNSCORED", "raw": f"judge request failed: {e}", "attempts": 0, "error": str(e)}
-        return {"verdict": _v(lv, "verdict"), "raw": _v(lv, "raw"), "attempts": _v(lv, "attempts")}
+            return JudgeVerdict(verdict="UNSCORED", raw=f"judge request failed: {e}", attempts=0, error=str(e))
+        return JudgeVerdict(verdict=lv.verdict, raw=lv.raw, attempts=lv.attempts)
+
+
+def make_scorer(judge_model: str | None, *, base_url: str | None = None, api_key: str | None = None,
+                timeout: float | None = None, retry: RetryPolicy | None = None) -> Scorer:
+    """The rules judge alone, or with the LLM judge ``judge_model`` (PROVIDER/MODEL) as primary. Raises
+    ModelSpecError for a bad judge model (one line)."""
+    if not judge_model:
+        return Scorer()
+    jp = make_provider(judge_model, base_url=base_url, api_key=api_key, temperature=None, max_tokens=1024,
+                       timeout=timeout, key_option="--judge-api-key")
+    if not jp.is_llm:
+        raise ModelSpecError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {judge_model!r}")
+    return Scorer(make_ask(jp, retry or RetryPolicy(), timeout), judge_model=jp.label, provider=jp)

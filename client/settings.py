@@ -1,46 +1,26 @@
-"""What defines a run: its configuration, the settings recorded in run.json, and the check that a resumed
-run folder was started with the same settings (another model or mode is always refused)."""
+"""What defines a run in run.json: the settings a resume must match (another model or mode is always
+refused; other differences need --force-resume), and the versions it ran with."""
 
 from __future__ import annotations
 
 import json
 import platform
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import prompts
 
 from .rundir import RunFolderError, RunInfo
+from .spec import RunSpec
 
 PROMPTS_BY_MODE = {"unaided": ["system_unaided.md"],
                    "with_tools": ["system_tools.md", "tool_repeat.md", "tools_final_turn.md"]}
 
 
-@dataclass
-class EvalConfig:
-    model: str
-    out_dir: Path
-    mode: str = "unaided"  # unaided | with_tools | time_agent
-    server_url: str | None = None
-    server_token: str | None = None
-    max_turns: int = 8
-    concurrency: int = 8
-    timeout: float | None = 120.0
-    quiet: bool = False
-    args: dict = field(default_factory=dict)
-    mcp_target: Any = None  # in-process MCP server object (tests/benchmarks only)
-    # what the instances are: {"kind": "file", "sha256", ...} or {"kind": "dates", "dates", ...} (run.json)
-    source: dict | None = None
-    force_resume: bool = False  # resume a run folder even if it was started with other settings
-    tool_calls: str = "auto"  # auto | native | text
-    tools: tuple[str, ...] | None = None  # tools offered to the model (None: every tool the server lists)
-    sandbox: str = "auto"  # time agent: client.sandbox.KINDS (auto | bwrap | namespaces | unsafe-process)
-    preflight: bool = True  # check the model endpoint before the first instance
-
-
-def run_settings(cfg: EvalConfig, provider: Any, scorer: Any) -> dict:
-    """The settings that define a run (recorded in run.json; a resume must match them)."""
+def run_settings(spec: RunSpec, provider: Any, scorer: Any, source: dict | None, mcp_target: Any = None) -> dict:
+    """The settings that define a run (recorded in run.json; a resume must match them). ``source`` says
+    what the instances are (client.dataset.Instances.source)."""
+    cfg = spec
     pc = provider.config()
     if cfg.mode == "time_agent":
         from .solvers.timeagent_messages import prompt_files
@@ -52,14 +32,14 @@ def run_settings(cfg: EvalConfig, provider: Any, scorer: Any) -> dict:
         names.append("judge_llm.md")
     hashes = prompts.hashes()
     settings = {"model": provider.label, "mode": cfg.mode,
-                "instances": cfg.source, "temperature": pc.get("temperature"), "max_tokens": pc.get("max_tokens"),
-                "base_url": pc.get("base_url"), "max_turns": cfg.max_turns if cfg.mode != "unaided" else None,
+                "instances": source, "temperature": pc.get("temperature"), "max_tokens": pc.get("max_tokens"),
+                "base_url": pc.get("base_url"), "max_turns": cfg.turns if cfg.mode != "unaided" else None,
                 "tools_server": None, "judge_model": scorer.describe().get("llm"),
                 "prompt_hashes": {name: hashes.get(name) for name in names}}
     if cfg.mode == "with_tools":
-        settings["tools_server"] = cfg.server_url or ("in-process" if cfg.mcp_target is not None else "stdio")
-        if cfg.tools is not None:
-            settings["tools"] = sorted(cfg.tools)
+        settings["tools_server"] = cfg.server_url or ("in-process" if mcp_target is not None else "stdio")
+        if cfg.offered_tools() is not None:
+            settings["tools"] = sorted(cfg.offered_tools())
         if cfg.tool_calls != "auto":
             settings["tool_calls"] = cfg.tool_calls
             if cfg.tool_calls == "text":

@@ -5,9 +5,10 @@ from client.providers import scripted
 from client.providers.base import ProviderError
 from client.sandbox import KINDS as SANDBOX_KINDS
 from client.sandbox import Sandbox, SandboxError
+from client.rundir import ResultLine
 from client.scorer import Scorer
 from client.solvers import timeagent_messages as timeagent
 from server.tools import EVAL_TOOLS
 
-__all__ = ["EVAL_TOOLS", "ProviderError", "SANDBOX_KINDS", "Sandbox", "SandboxError", "Scorer", "scripted",
-           "timeagent"]
+__all__ = ["EVAL_TOOLS", "ProviderError", "ResultLine", "SANDBOX_KINDS", "Sandbox", "SandboxError", "Scorer",
+           "scripted", "timeagent"]

@@ -30,11 +30,12 @@ _NO_FILES = ("the span sandbox keeps no files: each program runs alone in a fres
 
 
 class SpanSandboxConfig(BaseModel):
-    """``sandbox=("span", ...)`` settings: isolation kind (``process`` or ``bwrap``) and warm slots."""
+    """``sandbox=("span", ...)`` settings: isolation kind (client.sandbox.KINDS; ``auto`` by default: bubblewrap
+    or namespaces, never the weaker ``unsafe-process`` unless named) and warm slots."""
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["process", "bwrap"] = "process"
+    kind: Literal["auto", "bwrap", "namespaces", "unsafe-process"] = "auto"
     slots: int = Field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)), ge=1, le=64)
 
 

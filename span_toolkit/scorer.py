@@ -15,7 +15,7 @@ from inspect_ai.solver import TaskState
 
 from client.inspect_export import SCORER, score_of
 
-from ._client import Scorer
+from ._client import ResultLine, Scorer
 
 
 def _asker(judge_model: str):
@@ -38,9 +38,10 @@ def span_judge(judge_model: str | None = None):
 
     async def score(state: TaskState, target: Target) -> Score:
         instance = dict(state.metadata["instance"])
-        line = {**instance, "final_answer": state.output.completion if state.output else "",
-                "stop_reason": "answered"}
-        await judge.judge(line)
-        return score_of(line)
+        record = ResultLine.model_validate({**instance, "final_answer": state.output.completion if state.output else "",
+                                            "stop_reason": "answered", "mode": state.metadata.get("mode", "inspect"),
+                                            "model": str(state.model)})
+        await judge.judge(record)
+        return score_of(record.to_dict())
 
     return score

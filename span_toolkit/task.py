@@ -72,7 +72,7 @@ def calendar_tools(tools: Any = None) -> Any:
 def span(date: Any = None, mode: str = "unaided", sample: int | None = None, seed: int = 0,
          polar_negatives: bool = False, date_formats: bool = False, extended: bool = False,
          islamic_convention: str = "tabular", instances_file: str | None = None, max_turns: int | None = None,
-         tools: Any = None, sandbox: str = "process", judge_model: str | None = None) -> Task:
+         tools: Any = None, sandbox: str = "auto", judge_model: str | None = None) -> Task:
     """SPAN cross-calendar temporal reasoning (Miao et al.), generated fresh for any evaluation date.
 
     Args:
@@ -87,7 +87,8 @@ def span(date: Any = None, mode: str = "unaided", sample: int | None = None, see
         instances_file: a JSONL file from `span-client generate` instead of date.
         max_turns: tool turns (tools, default 8) or program runs (time_agent, default 2).
         tools: tool names to offer (default: search_calendar, date_arithmetic, list_calendars; 'all').
-        sandbox: process | bwrap, the isolation of the Time Agent's programs.
+        sandbox: auto | bwrap | namespaces | unsafe-process, the isolation of the Time Agent's programs
+            (client.sandbox; auto refuses to run where neither bubblewrap nor namespaces work).
         judge_model: an inspect model for the paper's LLM judge (then primary; rules judge beside it).
     """
     if mode not in MODES:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("span_toolkit", "client", "server", "span")
-MAX_LINES = 400
+MAX_LINES = 500  # issue 25: a module over ~500 lines says why at its top
 
 
 def _modules(package: str) -> dict[str, Path]:

@@ -87,7 +87,8 @@ def _cheat_eval(kind: str, folder: Path) -> tuple[subprocess.CompletedProcess, B
             requests = list(fake.requests)
         time.sleep(0.2)
         bait.seen = {"signals": bait.signals(), "connections": bait.connections(), "alive": bait.target_alive(),
-                     "planted": (bait.dir / "open" / "planted.txt").exists() or Path("/planted-by-snippet.txt").exists()}
+                     "planted": (bait.dir / "open" / "planted.txt").exists()
+                     or Path("/planted-by-snippet.txt").exists()}
     result = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     assert not sandbox_folders(proc.pid) and not sandbox_processes(proc.pid)
     lines = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
@@ -198,3 +199,19 @@ def test_sigterm_during_an_eval_leaves_no_sandbox_behind(kind, signals, tmp_path
     assert not sandbox_processes(proc.pid)
     lines = (run / "results.jsonl").read_text().splitlines()
     assert len(lines) >= 2 and all(json.loads(l)["stop_reason"] != "error" for l in lines)
+
+
+def test_keys_given_as_flags_are_masked_in_what_is_printed():
+    from client.commands import common
+    from client.commands.eval import resume_command
+
+    argv = ["eval", "--api-key", "sk-1", "--judge-api-key=sk-2", "--server-token", "tok", "--out", "r"]
+    assert common.mask_secret_flags(argv) == ["eval", "--api-key", "***", "--judge-api-key=***",
+                                              "--server-token", "***", "--out", "r"]
+    saved = list(common.INVOKED)
+    common.INVOKED[:] = argv
+    try:
+        cmd = resume_command()
+    finally:
+        common.INVOKED[:] = saved
+    assert "sk-1" not in cmd and "sk-2" not in cmd and "tok " not in cmd and "(with your key for ***)" in cmd

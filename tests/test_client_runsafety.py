@@ -107,15 +107,17 @@ def test_resume_with_other_temperature_judge_or_file_is_refused(tmp_path, toy, c
 
 
 def test_demo_refuses_a_folder_of_another_date_or_sample(tmp_path, capsys, monkeypatch):
+    from client.dataset import load
+
     calls = []
 
-    async def fake_run_eval(cfg, provider, instances, total, judging, retry):
-        calls.append(cfg.source)
-        return {"model": cfg.model, "mode": "x", "n": total, "n_scored": 0, "n_correct": 0, "accuracy": None,
+    async def fake_run_eval(spec):
+        calls.append(load(spec).source)
+        return {"model": spec.model, "mode": "x", "n": 0, "n_scored": 0, "n_correct": 0, "accuracy": None,
                 "n_errors": 0}
 
     monkeypatch.setattr("client.commands.eval.run_eval", fake_run_eval)
-    monkeypatch.setattr("client.commands.demo.report", lambda *a: 0)
+    monkeypatch.setattr("client.commands.demo.write_report", lambda *a, **k: 0)
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--sample", "6", "--quiet"]) == 0
     assert calls[0] == {"kind": "dates", "dates": ["2025-07-01"], "sample": 6, "seed": 0}

@@ -218,7 +218,7 @@ async def test_bwrap_with_a_user_namespace_drops_every_capability(monkeypatch):
     """What a normal user gets under bwrap (no dedicated uid to drop to: uid 0 of a user namespace, every
     capability given up before the snippet runs), forced here as root by having no slot uids."""
     need("bwrap")
-    import client.sandbox.runner as runner
+    import client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     sb = Sandbox("bwrap")
@@ -446,7 +446,7 @@ async def test_a_cancelled_run_leaves_nothing_and_the_slot_works_again(kind):
 
 async def test_without_a_dedicated_uid_the_other_layers_still_hold(monkeypatch):
     """No slot uid (not root, or the uids are not mapped here): limits, hook and clean-up still work."""
-    import client.sandbox.runner as runner
+    import client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     async with Sandbox("unsafe-process") as sb:
@@ -468,8 +468,8 @@ async def main():
     out = {}
     async with Sandbox("auto", audit_hook=False, limits=Limits(wall_seconds=5, cpu_seconds=2)) as sb:
         out["kind"], out["isolation"] = sb.kind, sb.isolation
-        r = await sb.run("import os\nprint(os.getuid(), open('/proc/self/status').read().split('CapEff:')[1].split()[0])")
-        out["who"] = r.stdout
+        status = "open('/proc/self/status').read().split('CapEff:')[1].split()[0]"
+        out["who"] = (await sb.run(f"import os\nprint(os.getuid(), {status})")).stdout
         out["fork_bomb"] = (await sb.run("import os\nwhile True:\n    os.fork()\n")).stderr.strip().splitlines()[-1:]
         with Bait() as bait:
             texts = [(await sb.run(code)).stdout for code in programs(bait).values()]
@@ -510,6 +510,7 @@ def test_bwrap_as_a_normal_user(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["kind"] == "bwrap" and out["isolation"]["pid_namespace"] and out["isolation"]["private_root"]
-    assert out["isolation"]["uid_drop"] is False and out["who"] == "0 0000000000000000\n"  # no capability
+    assert out["isolation"]["uid_drop"] is False
+    assert out["who"] == "0 0000000000000000\n"  # uid 0 of its user namespace, without any capability
     assert out["fork_bomb"] == ["BlockingIOError: [Errno 11] Resource temporarily unavailable"]
     assert out["leaks"] == [] and out["connections"] == 0

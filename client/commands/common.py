@@ -1,17 +1,13 @@
-"""What the subcommands share: the one-line usage error, value types, and building a provider, a scorer
-and the instance stream from parsed arguments."""
+"""What the subcommands share: the one-line usage error, argument types, the date cap, secret flags, and
+the printed summary of a run."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from .. import dataset
-from ..providers import ModelSpecError, make_provider
-from ..retry import RetryPolicy, make_ask
-from ..scorer import Scorer
+from ..rundir import RunFolder
 
 
 # the arguments span-client was started with (set by client.cli.main): the resume command repeats them
@@ -84,29 +80,6 @@ def temperature(text: str):
     return value
 
 
-def provider(spec: str, **kw):
-    try:
-        return make_provider(spec, **kw)
-    except ModelSpecError as e:
-        raise UsageError(str(e)) from None
-
-
-def retry_policy(args) -> RetryPolicy:
-    return RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout,
-                       max_delay=getattr(args, "max_retry_wait", 60.0))
-
-
-def scorer(args, retry: RetryPolicy) -> tuple[Scorer, Any]:
-    """(the scorer, the judge's provider to close afterwards or None)."""
-    if not args.judge_model:
-        return Scorer(), None
-    jp = provider(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key, temperature=None,
-                  max_tokens=1024, timeout=args.timeout, key_option="--judge-api-key")
-    if not jp.is_llm:
-        raise UsageError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {args.judge_model!r}")
-    return Scorer(make_ask(jp, retry, args.timeout), judge_model=jp.label), jp
-
-
 # flags that carry a secret -> the environment variable to use instead
 SECRET_FLAGS = {"api_key": ("--api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
                 "judge_api_key": ("--judge-api-key", "OPENAI_API_KEY or ANTHROPIC_API_KEY (by provider)"),
@@ -140,7 +113,8 @@ def mask_secret_flags(argv: list[str]) -> list[str]:
     return out
 
 
-def safe_args(args) -> dict:
+def recorded_args(args) -> dict:
+    """The parsed command line as run.json records it: secrets only say whether they were given."""
     out = {}
     for k, v in vars(args).items():
         if k in ("func",) or callable(v):
@@ -149,31 +123,6 @@ def safe_args(args) -> dict:
             v = "***" if v else None
         out[k] = str(v) if isinstance(v, Path) else v
     return out
-
-
-def load_instances(args):
-    """(instances iterable, total, source). Without --sample they are streamed, so memory stays flat.
-    ``source`` says what the instances are (recorded in run.json; a resume must match it)."""
-    sampling = {"sample": args.sample, "seed": args.seed if args.sample else None}
-    try:
-        if args.instances:
-            if args.sample:
-                items = dataset.sample_file(args.instances, args.sample, args.seed)
-                total = len(items)
-            else:
-                total = dataset.count_file(args.instances)
-                items = dataset.iter_file(args.instances)
-            return items, total, {"kind": "file", "sha256": dataset.file_sha256(args.instances), **sampling}
-        dates = [args.date] if args.date else args.dates
-        extended = bool(getattr(args, "extended", False))
-        convention = getattr(args, "islamic_convention", "tabular")
-        items, total = dataset.generated(dates, args.sample, args.seed, extended=extended,
-                                         islamic_convention=convention)
-        options = {**({"extended": True} if extended else {}),
-                   **({"islamic_convention": convention} if convention != "tabular" else {})}
-        return items, total, {"kind": "dates", "dates": list(dates), **sampling, **options}
-    except dataset.DatasetError as e:
-        raise UsageError(str(e)) from None
 
 
 def print_summary(summary: dict, out_dir: Path) -> None:
@@ -228,4 +177,5 @@ def print_summary(summary: dict, out_dir: Path) -> None:
     if summary.get("n_judge_errors"):
         print(f"{summary['n_judge_errors']} answers are unscored because the judge request failed; re-run the same "
               f"command to re-judge them (the model is not asked again)", file=sys.stderr)
-    print(f"results: {out_dir / 'results.jsonl'}  summary: {out_dir / 'summary.json'}")
+    folder = RunFolder(out_dir)
+    print(f"results: {folder.results_path}  summary: {folder.summary_path}")

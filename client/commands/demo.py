@@ -11,10 +11,9 @@ from typing import Any
 
 from .. import dataset
 from ..mcp_tools import TOKEN_ENV
-from ..retry import RetryPolicy
+from ..report.command import write_report
 from ..rundir import atomic_write_json, atomic_write_text
-from ..scorer import Scorer
-from ..settings import EvalConfig
+from ..spec import RunSpec
 from . import common
 from .argtypes import positive_int
 from .eval import execute
@@ -76,20 +75,19 @@ def run(args) -> int:
     token = args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None)
     summaries = {}
     for model, mode, name in RUNS:
-        run_dir = out / name
-        cfg = EvalConfig(model=model, out_dir=run_dir, mode=mode, server_url=args.server_url if mode == "with_tools"
-                         else None, server_token=token if mode == "with_tools" else None,
-                         concurrency=args.concurrency, quiet=args.quiet, timeout=60.0,
-                         max_turns=2 if mode == "time_agent" else 8,
-                         args={"command": "demo", "model": model, "mode": mode, "date": args.date,
-                               "sample": args.sample, "seed": args.seed, "instances": str(inst_path)},
-                         source={"kind": "dates", "dates": [args.date], "sample": args.sample,
-                                 "seed": args.seed if args.sample else None})
-        rc, summaries[model] = execute(cfg, common.provider(model), instances, len(instances), Scorer(),
-                                       RetryPolicy(max_retries=0))
+        tools = mode == "with_tools"
+        spec = RunSpec(model=model, out_dir=out / name, mode=mode, dates=(args.date,), sample=args.sample,
+                       seed=args.seed, server_url=args.server_url if tools else None,
+                       server_token=token if tools else None, concurrency=args.concurrency, quiet=args.quiet,
+                       timeout=60.0, max_retries=0,
+                       command={"command": "demo", "model": model, "mode": mode, "date": args.date,
+                                "sample": args.sample, "seed": args.seed, "instances": str(inst_path)})
+        rc, summaries[model] = execute(spec)
         if rc:
             return rc
-    rc = report(out, [out / name for _, _, name in RUNS], ["--no-figures"] if args.no_figures else [])
+    # offline: the scripted agents are not LLMs, so tiktoken counts (which download a file) add nothing here
+    rc = write_report([out / name for _, _, name in RUNS], out / "report", with_figures=not args.no_figures,
+                      with_tiktoken=False)
     fmt = lambda s: f"{100 * s['accuracy']:.2f}%" if s.get("accuracy") is not None else "n/a"  # noqa: E731
     line = (f"\nSPAN {args.date}: baseline (unaided, not an LLM) {fmt(summaries['baseline'])}  ->  reference agent "
             f"with the MCP tools (not an LLM) {fmt(summaries['reference'])}")
@@ -97,13 +95,3 @@ def run(args) -> int:
         line += f"; reference-code agent as a Time Agent (not an LLM) {fmt(summaries['reference-code'])}"
     print(line)
     return 1 if rc else 0
-
-
-def report(out: Path, run_dirs: list[Path], extra: list[str]) -> int:
-    from . import report as report_cmd
-
-    p = argparse.ArgumentParser(prog="span-client report")
-    report_cmd.configure(p)
-    # offline: the scripted agents are not LLMs, so tiktoken counts (which download a file) add nothing here
-    rargs = p.parse_args([*map(str, run_dirs), "--out", str(out / "report"), "--no-tiktoken", *extra])
-    return report_cmd.run(rargs)

@@ -10,13 +10,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..dataset import DatasetError
 from ..mcp_tools import TOKEN_ENV, MCPConnectionError
 from ..providers import ModelSpecError, parse_model
 from ..rundir import RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
 from ..sandbox import KINDS, SandboxError
-from ..settings import EvalConfig
-from ..solvers.chat import TOOL_CALL_MODES
+from ..spec import TOOL_CALL_MODES, RunSpec
 from . import common
 from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
 
@@ -102,6 +102,12 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--islamic-convention", choices=("tabular", "umm_al_qura"), default="tabular",
                     help="with --date/--dates: the Islamic side of every question in the tabular calendar (the "
                          "paper's; default) or in Saudi Arabia's Umm al-Qura calendar")
+    ev.add_argument("--exclude-disputed", action="store_true",
+                    help="with --date/--dates: leave out the instances whose gold depends on a day the calendar's "
+                         "independent sources dispute (default: ask them; they carry 'disputed' and the report "
+                         "counts them apart)")
+    ev.add_argument("--max-dates", type=positive_int, default=common.MAX_DATES, metavar="N",
+                    help=f"refuse more evaluation dates than this (default {common.MAX_DATES:,})")
     ev.add_argument("--sample", type=positive_int, metavar="N", help="evaluate a stratified random sample of N instances")
     ev.add_argument("--seed", type=int, default=0, metavar="S", help="seed for --sample (default 0)")
     ev.add_argument("--judge-model", metavar="PROVIDER/MODEL",
@@ -145,76 +151,73 @@ def _check(args) -> None:
         raise common.UsageError("--server-token goes with --server-url (the stdio server needs no token)")
     if args.judge_base_url and not args.judge_model:
         raise common.UsageError("--judge-base-url needs --judge-model")
-    if (args.extended or args.islamic_convention != "tabular") and args.instances:
-        raise common.UsageError("--extended and --islamic-convention go with --date/--dates (an --instances file "
-                                "holds what it holds; make one with `span-client generate`)")
+    if (args.extended or args.islamic_convention != "tabular" or args.exclude_disputed) and args.instances:
+        raise common.UsageError("--extended, --islamic-convention and --exclude-disputed go with --date/--dates (an "
+                                "--instances file holds what it holds; make one with `span-client generate`)")
     if args.out.exists() and not args.out.is_dir():
         raise common.UsageError(f"--out {args.out} exists and is not a folder")
 
 
-def run(args) -> int:
+def spec_from_args(args) -> RunSpec:
+    """The run the command line asks for, checked."""
     _check(args)
+    dates = tuple([args.date] if args.date else args.dates or ())
+    if len(dates) > args.max_dates:
+        from span.benchmark import GeneratorError, count_instances
+
+        try:
+            common.check_date_count(dates, args.max_dates, count_instances(list(dates), extended=args.extended))
+        except GeneratorError as e:
+            raise common.UsageError(str(e)) from None
+    tools = None
+    if args.tools:
+        tools = "all" if args.tools == "all" else tuple(t.strip() for t in args.tools.split(",") if t.strip())
+    mode = _mode(args)
+    return RunSpec(
+        model=args.model, out_dir=args.out, mode=mode, base_url=args.base_url, api_key=args.api_key,
+        temperature=args.temperature, max_tokens=args.max_tokens, instances_file=args.instances, dates=dates,
+        sample=args.sample, seed=args.seed, extended=args.extended, islamic_convention=args.islamic_convention,
+        exclude_disputed=args.exclude_disputed, server_url=args.server_url,
+        server_token=args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None),
+        tools=tools, tool_calls=args.tool_calls, sandbox=args.sandbox, max_turns=args.max_turns,
+        concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
+        retry_base_delay=args.retry_base_delay, max_retry_wait=args.max_retry_wait, preflight=not args.no_preflight,
+        judge_model=args.judge_model, judge_base_url=args.judge_base_url, judge_api_key=args.judge_api_key,
+        force_resume=args.force_resume, quiet=args.quiet, command=common.recorded_args(args))
+
+
+def run(args) -> int:
+    spec = spec_from_args(args)
     common.warn_secret_flags(args)
     if args.time_agent and args.sandbox == "unsafe-process":
         print("span-client: warning: --sandbox unsafe-process: the model's code can read every file and process "
               "command line this user can read (instances, run folders, keys given as flags)", file=sys.stderr)
-    retry = common.retry_policy(args)
-    provider = common.provider(args.model, base_url=args.base_url, api_key=args.api_key,
-                               temperature=args.temperature, max_tokens=args.max_tokens, timeout=args.timeout)
-    scorer, judge_provider = common.scorer(args, retry)
-    instances, total, source = common.load_instances(args)
-    if args.tools == "all":
-        tools = None
-    elif args.tools:
-        tools = tuple(t.strip() for t in args.tools.split(",") if t.strip())
-    elif args.with_tools:
-        from server.tools import EVAL_TOOLS
-
-        tools = EVAL_TOOLS
-    else:
-        tools = None
-    cfg = EvalConfig(model=provider.label, out_dir=args.out, mode=_mode(args), server_url=args.server_url,
-                     server_token=args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None),
-                     max_turns=args.max_turns or (2 if args.time_agent else 8), concurrency=args.concurrency, timeout=args.timeout, quiet=args.quiet,
-                     args=common.safe_args(args), source=source, force_resume=args.force_resume,
-                     tool_calls=args.tool_calls, tools=tools, sandbox=args.sandbox, preflight=not args.no_preflight)
-    return execute(cfg, provider, instances, total, scorer, retry, judge_provider)[0]
+    return execute(spec)[0]
 
 
-def execute(cfg: EvalConfig, provider, instances, total: int, scorer, retry, judge_provider=None
-            ) -> tuple[int, dict | None]:
+def execute(spec: RunSpec) -> tuple[int, dict | None]:
     """Run, print the summary; (exit status, summary) — shared with `demo`."""
     from ..preflight import EndpointCheckError
 
-    async def go():
-        try:
-            return await run_eval(cfg, provider, instances, total, scorer, retry)
-        finally:
-            await provider.aclose()
-            if judge_provider is not None:
-                await judge_provider.aclose()
-
     try:
-        summary = asyncio.run(go())
-    except RunFolderError as e:
+        summary = asyncio.run(run_eval(spec))
+    except (RunFolderError, ModelSpecError, DatasetError, SandboxError) as e:
         raise common.UsageError(str(e)) from None
     except RunInterrupted as e:
         if e.summary is not None:
-            common.print_summary(e.summary, cfg.out_dir)
+            common.print_summary(e.summary, spec.out_dir)
         print(f"span-client: {e}\nresume with: {resume_command()}", file=sys.stderr)
         return 130, e.summary
     except RunStopped as e:
         if e.summary is not None:
-            common.print_summary(e.summary, cfg.out_dir)
+            common.print_summary(e.summary, spec.out_dir)
         common.print_err(str(e))
         print(f"resume with: {resume_command()}", file=sys.stderr)
         return 1, e.summary
-    except SandboxError as e:
-        raise common.UsageError(str(e)) from None
     except (MCPConnectionError, EndpointCheckError) as e:
         common.print_err(str(e))
         return 1, None
-    common.print_summary(summary, cfg.out_dir)
+    common.print_summary(summary, spec.out_dir)
     return (1 if (summary["n_errors"] or summary.get("n_judge_errors")) else 0), summary
 
 

@@ -6,11 +6,13 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from ..providers import ModelSpecError
+from ..rejudge import JudgeStopped, rejudge
+from ..retry import RetryPolicy
 from ..rundir import RunFolderError
-from ..runner import RunStopped, rejudge
+from ..scorer import make_scorer
 from . import common
 from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
-
 
 
 def configure(jd: argparse.ArgumentParser) -> None:
@@ -36,21 +38,25 @@ def run(args) -> int:
     if args.judge_base_url and not args.judge_model:
         raise common.UsageError("--judge-base-url needs --judge-model")
     common.warn_secret_flags(args)
-    retry = common.retry_policy(args)
-    scorer, jp = common.scorer(args, retry)
+    retry = RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout,
+                        max_delay=args.max_retry_wait)
+    try:
+        scorer = make_scorer(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key,
+                             timeout=args.timeout, retry=retry)
+    except ModelSpecError as e:
+        raise common.UsageError(str(e)) from None
 
     async def go():
         try:
             return await rejudge(args.run_dir, scorer, args.concurrency, force=args.force_resume)
         finally:
-            if jp is not None:
-                await jp.aclose()
+            await scorer.aclose()
 
     try:
         summary = asyncio.run(go())
     except RunFolderError as e:
         raise common.UsageError(str(e)) from None
-    except RunStopped as e:
+    except JudgeStopped as e:
         common.print_err(str(e))
         return 1
     common.print_summary(summary, args.run_dir)

@@ -45,20 +45,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only problems")
 
 
-def _say(args, msg: str) -> None:
-    if not getattr(args, "quiet", False):
+def _say(quiet: bool, msg: str) -> None:
+    if not quiet:
         print(msg)
 
 
 def run(args) -> int:
+    return write_report(args.run_dirs, args.out, resamples=args.resamples, seed=args.seed,
+                        with_figures=not args.no_figures, with_tiktoken=not args.no_tiktoken,
+                        tiktoken_timeout=args.tiktoken_timeout, quiet=args.quiet)
+
+
+def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLES, seed: int = DEFAULT_SEED,
+                 with_figures: bool = True, with_tiktoken: bool = True, tiktoken_timeout: float = 5.0,
+                 quiet: bool = False) -> int:
+    """The report of ``run_dirs`` written into ``out``; the exit status (module docstring)."""
     t0 = time.perf_counter()
-    if getattr(args, "resamples", N_RESAMPLES) < 100:
+    if resamples < 100:
         print("error: --resamples must be at least 100", file=sys.stderr)
         return EXIT_BAD_INPUT
     errors: list[str] = []
     warnings: list[str] = []
     runs = []
-    for d in args.run_dirs:
+    for d in run_dirs:
         try:
             r = load_run(d)
         except RunInputError as exc:
@@ -74,12 +83,11 @@ def run(args) -> int:
 
     series, w = group_series(runs)
     warnings.extend(w)
-    tokenizer = load_tokenizer(timeout_s=getattr(args, "tiktoken_timeout", 5.0),
-                               enabled=not getattr(args, "no_tiktoken", False))
-    rep = analysis.analyse(series, n_resamples=args.resamples, seed=args.seed,
+    tokenizer = load_tokenizer(timeout_s=tiktoken_timeout, enabled=with_tiktoken)
+    rep = analysis.analyse(series, n_resamples=resamples, seed=seed,
                            tokenizer=tokenizer, warnings=warnings)
 
-    out = Path(args.out)
+    out = Path(out)
     held = run_files_in(out)
     if held:  # the report writes summary.json too: it must never overwrite a run's own files
         print(f"error: --out {out} holds a run's files ({', '.join(held)}); write the report to another folder "
@@ -93,7 +101,7 @@ def run(args) -> int:
     csv_files = tables.write_csvs(out, rep, analysis.crosstab(series))
     figs: list[tuple[str, str]] = []
     notes: list[str] = []
-    if not getattr(args, "no_figures", False):
+    if with_figures:
         figs, notes = figures.make_figures(rep, out)
     for x in warnings:
         print(f"warning: {x}", file=sys.stderr)
@@ -102,7 +110,7 @@ def run(args) -> int:
             print(f"warning: {a['label']}: {a['one_word_warning']}", file=sys.stderr)
 
     inputs = [str(r.path) for r in runs]
-    md = tables.render_markdown(rep, figs, csv_files, list(args.run_dirs), errors, warnings,
+    md = tables.render_markdown(rep, figs, csv_files, [str(d) for d in run_dirs], errors, warnings,
                                 notes)
     md = scale.insert_section(md, rep.get("scale") or [])
     (out / "report.md").write_text(md, encoding="utf-8")
@@ -112,17 +120,17 @@ def run(args) -> int:
     (out / "summary.json").write_text(json.dumps(rep, indent=2, ensure_ascii=False, default=str),
                                       encoding="utf-8")
 
-    _say(args, f"report: {out / 'report.md'}  ({len(series)} model/mode series, "
+    _say(quiet, f"report: {out / 'report.md'}  ({len(series)} model/mode series, "
                f"{sum(len(s.records) for s in series)} results, {len(figs)} figures, "
                f"{time.perf_counter() - t0:.1f} s)")
     for s in rep["series"]:
         o = s["overall"]
-        _say(args, f"  {s['label']}: {tables.pct(o['accuracy'])} ({o['n_correct']}/{o['n_scored']} "
+        _say(quiet, f"  {s['label']}: {tables.pct(o['accuracy'])} ({o['n_correct']}/{o['n_scored']} "
                    f"scored, {o['n_unscored']} unscored, {o['n_errors']} errors)")
     for n in notes:
-        _say(args, f"  note: {n}")
+        _say(quiet, f"  note: {n}")
     for p in rep["paired"]:
-        _say(args, f"  paired: {p['comparison']}: {tables.signed(p['mean_difference'])} "
+        _say(quiet, f"  paired: {p['comparison']}: {tables.signed(p['mean_difference'])} "
                    f"{tables._ci_pair(p)} {tables.format_p(p['p_value'])}, McNemar exact "
                    f"{tables.format_p(p.get('mcnemar_p'))} (n={p['n_a']}, "
                    f"{p.get('n_discordant')} discordant"

@@ -17,10 +17,10 @@ from .summary import summarize
 from .counts import count, is_error, judge_request_failed, primary_verdict, verdict_correct
 from .folder import (LineRead, RunFolder, RunFolderError, atomic_write_json, atomic_write_text, private_open,
                      run_files_in)
-from .records import (FORMAT_VERSION, MODES, READABLE_VERSIONS, CodeRun, ResultLine, RunInfo, Summary,
-                      ToolCallRecord)
+from .records import (FORMAT_VERSION, MODES, READABLE_VERSIONS, CodeRun, JudgeVerdict, ResultLine, RunInfo,
+                      Summary, ToolCallRecord)
 
 __all__ = ["FORMAT_VERSION", "READABLE_VERSIONS", "MODES", "RunFolder", "RunFolderError", "LineRead",
-           "ResultLine", "RunInfo", "Summary", "ToolCallRecord", "CodeRun", "count", "is_error",
+           "ResultLine", "JudgeVerdict", "RunInfo", "Summary", "ToolCallRecord", "CodeRun", "count", "is_error",
            "primary_verdict", "verdict_correct", "judge_request_failed", "atomic_write_json",
            "atomic_write_text", "private_open", "summarize", "run_files_in"]

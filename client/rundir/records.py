@@ -56,6 +56,19 @@ class CodeRun(_Record):
     kind: str | None = None  # process | bwrap
 
 
+class JudgeVerdict(_Record):
+    """One judge's grade of a final answer. The rules judge fills ``extracted`` and ``reason``; the LLM
+    judge ``raw`` (its reply) and ``attempts``; ``error`` says the judge *request* failed (re-judged on
+    resume)."""
+
+    verdict: str  # CORRECT | INCORRECT | NOT_ATTEMPTED | UNSCORED
+    extracted: str | None = None
+    reason: str | None = None
+    raw: str | None = None
+    attempts: int | None = None
+    error: str | None = None
+
+
 class Usage(_Record):
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -104,7 +117,7 @@ class ResultLine(_Record):
     code_reminder: bool | None = None
     answered_without_code: bool | None = None
     # the judgement
-    verdicts: dict[str, dict[str, Any]] = {}
+    verdicts: dict[str, JudgeVerdict] = {}
     primary_judge: str | None = None
     correct: bool | None = None
 

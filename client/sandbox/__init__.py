@@ -12,7 +12,7 @@ from .bwrap import bwrap_status
 from .limits import (DEFAULT_LIMITS, EXIT_REASONS, KINDS, MAX_CODE_BYTES, STRONG_KINDS, ExecResult, Limits,
                      SandboxError)
 from .rootfs import python_paths
-from .runner import Sandbox, emergency_cleanup, run_code
+from .pool import Sandbox, emergency_cleanup, run_code
 
 __all__ = ["DEFAULT_LIMITS", "EXIT_REASONS", "KINDS", "MAX_CODE_BYTES", "STRONG_KINDS", "ExecResult", "Limits",
            "Sandbox", "SandboxError", "bwrap_status", "emergency_cleanup", "python_paths", "run_code"]

@@ -1,7 +1,7 @@
 """What a strong sandbox's file system holds: the Python runtime and ``span``, read-only, and nothing else.
 
 One plan for both strong modes: bubblewrap's command line (bwrap.py) and the zygote's own root
-(``_child._enter_minimal_root``) are built from it, and the probe at start-up (runner.py) checks the
+(``_child._enter_minimal_root``) are built from it, and the probe at start-up (pool.py) checks the
 snippet sees nothing outside it. Only the ``span`` package folder is bound, never the project folder that
 holds it (a run folder or an instances file may live there), and only the site-packages folders, never
 a home folder that holds one.

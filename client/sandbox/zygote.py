@@ -6,7 +6,7 @@ pipe), then the JSON request; the zygote answers one JSON line with the child's 
 with its exit status and CPU time after ``wait4``. A byte written to the kill pipe (or the pipe closed)
 makes the zygote SIGKILL the snippet: in the strong modes the pid it reports is one of the sandbox's own
 pid namespace, so the client never kills by that number. One snippet at a time per zygote; the pool in
-runner.py keeps one zygote per slot.
+pool.py keeps one zygote per slot.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ resources it holds for the run's lifetime (an MCP connection, a sandbox):
 * ``time_agent`` — the paper's code-writing agent (:class:`TimeAgentSolver`): the model writes Python that
   calls ``search_calendar``, a sandbox runs it, the model answers from its output.
 
-The scripted models (:mod:`.scripted`) stand where an LLM would and go through the same solvers.
+Every solver is a :class:`Solver`: ``await solver.solve(question) -> Outcome``. The scripted models
+(client.providers.scripted) stand where an LLM would and go through the same solvers.
 """
 
 from __future__ import annotations
@@ -16,23 +17,26 @@ from typing import IO, Any, AsyncIterator
 
 import prompts
 
-from .base import Outcome, Requester, direct_request
+from ..providers.base import Provider
+from ..spec import RunSpec
+from .base import Outcome, Requester, Solver, direct_request
 from .chat import ChatSolver
 
-__all__ = ["ChatSolver", "Outcome", "Requester", "direct_request", "open_solver"]
+__all__ = ["ChatSolver", "Outcome", "Requester", "Solver", "direct_request", "open_solver"]
 
 
 @asynccontextmanager
-async def open_solver(cfg: Any, provider: Any, request: Requester, errlog: IO[str] | None = None
-                      ) -> AsyncIterator[Any]:
-    """The solver for ``cfg.mode``; ``solver.resources`` describes what it holds (for run.json)."""
+async def open_solver(cfg: RunSpec, provider: Provider, request: Requester, errlog: IO[str] | None = None,
+                      mcp_target: Any = None) -> AsyncIterator[Solver]:
+    """The solver for ``cfg.mode``; ``solver.resources`` describes what it holds (for run.json).
+    ``mcp_target``: an in-process MCP server instead of span-server (tests, benchmarks)."""
     if cfg.mode == "with_tools":
         from ..mcp_tools import MCPTools
 
-        async with MCPTools(cfg.server_url, target=cfg.mcp_target, errlog=errlog, token=cfg.server_token,
-                            only=cfg.tools) as mcp:
+        async with MCPTools(cfg.server_url, target=mcp_target, errlog=errlog, token=cfg.server_token,
+                            only=cfg.offered_tools()) as mcp:
             solver = ChatSolver(provider, system=prompts.load("system_tools.md"), tools=mcp,
-                                max_turns=cfg.max_turns, request=request, timeout=cfg.timeout,
+                                max_turns=cfg.turns, request=request, timeout=cfg.timeout,
                                 tool_calls=cfg.tool_calls)
             solver.resources = {"mcp": {"server": mcp.description, "tools": [t.name for t in mcp.tools]}}
             yield solver
@@ -44,12 +48,12 @@ async def open_solver(cfg: Any, provider: Any, request: Requester, errlog: IO[st
 
         slots = max(1, min(cfg.concurrency, os.cpu_count() or 1))
         async with Sandbox(cfg.sandbox, concurrency=slots) as sandbox:
-            solver = TimeAgentSolver(provider, sandbox=sandbox, max_runs=cfg.max_turns, request=request,
+            solver = TimeAgentSolver(provider, sandbox=sandbox, max_runs=cfg.turns, request=request,
                                      timeout=cfg.timeout)
             solver.resources = {"sandbox": solver.describe()}
             yield solver
     else:
         solver = ChatSolver(provider, system=prompts.load("system_unaided.md"), tools=None,
-                            max_turns=cfg.max_turns, request=request, timeout=cfg.timeout)
+                            max_turns=cfg.turns, request=request, timeout=cfg.timeout)
         solver.resources = {}
         yield solver

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from ..providers.base import ModelReply
 
@@ -75,3 +75,13 @@ class Outcome:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+
+class Solver(Protocol):
+    """How a model is asked one instance: ``await solver.solve(question) -> Outcome`` (never raises for an
+    instance's own failure: that is an Outcome with stop_reason "error")."""
+
+    mode: str             # unaided | with_tools | time_agent
+    resources: dict[str, Any]  # what it holds for the run (MCP server, sandbox), recorded in run.json
+
+    async def solve(self, question: str) -> Outcome: ...

@@ -188,9 +188,10 @@ class Sandbox:
         await z.start()
         try:
             probe = f"STOP = {json.dumps(self._stop_dirs())!r}\nSTRONG = {self.kind in STRONG_KINDS}\n" + PROBE
-            res = await z.run(probe, DEFAULT_LIMITS, self._workdir_for(z), audit_hook=False)
+            res = await z.run(probe, DEFAULT_LIMITS, self._workdir(), audit_hook=False)
             if not res.ok:
-                raise SandboxError(f"its check run failed: {(res.stderr.strip().splitlines() or [res.exit_reason])[-1]}")
+                last = (res.stderr.strip().splitlines() or [res.exit_reason])[-1]
+                raise SandboxError(f"its check run failed: {last}")
             seen = json.loads(res.stdout)
             self._verify(seen, uid)
         except ZygoteGone as e:
@@ -232,7 +233,7 @@ class Sandbox:
         if problems:
             raise SandboxError("its check run found " + "; ".join(problems))
 
-    def _workdir_for(self, zygote: Zygote) -> str:
+    def _workdir(self) -> str:
         if self.kind in STRONG_KINDS:
             return "/tmp"
         return os.path.join(self._root, SHARED_WD)
@@ -279,7 +280,7 @@ class Sandbox:
         own_wd = None
         try:
             if self.kind in STRONG_KINDS or zygote.private_fs:
-                wd = self._workdir_for(zygote)  # each snippet mounts its own tmpfs there
+                wd = self._workdir()  # each snippet mounts its own tmpfs there
             else:
                 wd = own_wd = self._own_workdir(uid)
             for attempt in (1, 2):

@@ -1,0 +1,104 @@
+"""What one evaluation run is, as one typed value: built once from the command line
+(``client.commands.eval``), or in Python, and handed whole to the runner.
+
+    from client.spec import RunSpec
+    from client.runner import run_eval
+    summary = asyncio.run(run_eval(RunSpec(model="reference", mode="with_tools", out_dir=Path("runs/ref"),
+                                           dates=("2025-07-01",), sample=20)))
+
+Secrets (``api_key``, ``judge_api_key``, ``server_token``) are held here for the run and never recorded:
+``recorded()`` is what run.json keeps of the spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+MODES = ("unaided", "with_tools", "time_agent")
+TOOL_CALL_MODES = ("auto", "native", "text")
+SECRETS = ("api_key", "judge_api_key", "server_token")
+DEFAULT_MAX_TURNS = {"unaided": 1, "with_tools": 8, "time_agent": 2}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    # who is asked, how
+    model: str
+    out_dir: Path
+    mode: str = "unaided"                     # unaided | with_tools | time_agent
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float | str | None = None    # None: the provider's default; "none": send no temperature
+    max_tokens: int = 2048
+    # the instances: a file, or generated for evaluation dates (ISO strings)
+    instances_file: Path | None = None
+    dates: tuple[str, ...] = ()
+    sample: int | None = None
+    seed: int = 0
+    extended: bool = False
+    islamic_convention: str = "tabular"
+    exclude_disputed: bool = False
+    # the arm's means
+    server_url: str | None = None             # with_tools: streamable HTTP; None: span-server over stdio
+    server_token: str | None = field(default=None, repr=False)
+    tools: tuple[str, ...] | str | None = None  # with_tools: offered tools; None: the evaluation set; "all"
+    tool_calls: str = "auto"                  # auto | native | text
+    sandbox: str = "auto"                     # time_agent: client.sandbox.KINDS
+    max_turns: int | None = None              # None: DEFAULT_MAX_TURNS of the mode
+    # pacing and failures
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_retries: int = 6
+    retry_base_delay: float = 1.0
+    max_retry_wait: float = 60.0
+    preflight: bool = True
+    # judging
+    judge_model: str | None = None
+    judge_base_url: str | None = None
+    judge_api_key: str | None = field(default=None, repr=False)
+    # the run folder
+    force_resume: bool = False
+    quiet: bool = False
+    command: dict[str, Any] = field(default_factory=dict)  # how it was asked for (run.json "args"; no secrets)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.tool_calls not in TOOL_CALL_MODES:
+            raise ValueError(f"tool_calls must be one of {', '.join(TOOL_CALL_MODES)}, got {self.tool_calls!r}")
+        if (self.instances_file is None) == (not self.dates):
+            raise ValueError("give either instances_file or dates")
+        object.__setattr__(self, "out_dir", Path(self.out_dir))
+        object.__setattr__(self, "dates", tuple(self.dates))
+        if self.tools is not None and self.tools != "all":
+            object.__setattr__(self, "tools", tuple(self.tools))
+
+    def offered_tools(self) -> tuple[str, ...] | None:
+        """The MCP tools offered to the model (None: every tool the server lists)."""
+        if self.tools == "all":
+            return None
+        if self.tools:
+            return tuple(self.tools)
+        from server.tools import EVAL_TOOLS  # what every SPAN question needs, ~1,000 tokens of definitions
+
+        return tuple(EVAL_TOOLS)
+
+    @property
+    def turns(self) -> int:
+        """Model requests per instance with tools, code runs per instance as a Time Agent."""
+        return self.max_turns or DEFAULT_MAX_TURNS[self.mode]
+
+    def recorded(self) -> dict[str, Any]:
+        """The spec as run.json keeps it: secrets only say whether they were given."""
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in SECRETS:
+                v = "***" if v else None
+            out[f.name] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v
+        return {**out, "command": dict(self.command)}
+
+    def with_(self, **changes: Any) -> "RunSpec":
+        return RunSpec(**{**asdict(self), **changes})
