@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import prompts  # noqa: E402
+from client.cache import ResponseCache  # noqa: E402
 from client.metering import attempt_scope  # noqa: E402
 from client.providers.anthropic_provider import AnthropicProvider  # noqa: E402
 from client.providers.openai_provider import OpenAIProvider  # noqa: E402
@@ -69,7 +70,7 @@ async def bench_cache(items, a) -> None:
             p = make("openai", fake)
             before = fake.count
             t = time.perf_counter()
-            answers = await ask_all(provider_stack(p, cache_dir=Path(tmp) / "cache"), items, a.concurrency)
+            answers = await ask_all(provider_stack(p, cache=ResponseCache(Path(tmp) / "cache")), items, a.concurrency)
             rows.append((label, fake.count - before, time.perf_counter() - t, answers))
             await p.aclose()
         same = rows[0][3] == rows[1][3]

@@ -42,9 +42,9 @@ class Budget:
     def reached(self) -> bool:
         return self.spent >= self.limit
 
-    def stop_message(self, n_left: int) -> str:
+    def stop_message(self, n_left: int, unit: str = "instance") -> str:
         unknown = (f"; {self.n_unknown} attempt{'s' if self.n_unknown != 1 else ''} of unknown cost not counted"
                    if self.n_unknown else "")
         return (f"budget reached: {format_usd(self.spent)} spent of --budget {format_usd(self.limit)}{unknown}; "
-                f"{n_left} instance{'s' if n_left != 1 else ''} not asked; re-run the same command with a larger "
+                f"{n_left} {unit}{'s' if n_left != 1 else ''} not asked; re-run the same command with a larger "
                 f"--budget to resume")

@@ -27,12 +27,18 @@ from typing import Any, Iterator
 import prompts
 
 from . import dataset as _dataset
-from .providers import Provider, make_provider
+from .batch import BatchError
+from .budget import Budget, BudgetError, check_budget
+from .cache import CacheError, ResponseCache
+from .metering import attempt_scope
+from .pricing import Price, PriceError, resolve_price
+from .providers import ModelSpecError, Provider, make_provider
 from .providers.errors import error_signature
 from .progress import Progress
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
 from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
+from .scale import BATCH_REFUSAL, attempts_to_do, collect_batch, provider_stack, run_figures, spent_in
 from .scorer import FATAL_STATUS, Scorer, make_scorer
 from .settings import check_resume, run_settings, versions
 from .solvers import Solver, open_solver
@@ -119,11 +125,12 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         if provider is None:
             provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
                                      temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
+        price = scale_checks(spec, provider)
         data = instances if instances is not None else _dataset.load(spec)
         folder = RunFolder(spec.out_dir)
         folder.create()
         with folder.lock():
-            run = EvalRun(spec, provider, scorer, retry, folder, mcp_target)
+            run = EvalRun(spec, provider, scorer, retry, folder, mcp_target, price=price)
             with run.signals_handled():
                 return await run.run(data)
     finally:
@@ -132,12 +139,41 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         await scorer.aclose()
 
 
+def scale_checks(spec: RunSpec, provider: Provider) -> Price | None:
+    """The model's price, and the scale options checked against the run (ModelSpecError: one line, before
+    anything is written)."""
+    try:
+        price = resolve_price(provider.label, spec.price_in, spec.price_out) if provider.is_llm else None
+        if provider.is_llm:
+            check_budget(spec.budget, price, provider.label)
+    except (PriceError, BudgetError) as e:
+        raise ModelSpecError(str(e)) from None
+    if spec.batch:
+        if not provider.is_llm:
+            raise ModelSpecError(f"--batch goes with a model behind a Batch API (openai/…, anthropic/…); "
+                                 f"{provider.label} is an offline scripted agent, which answers at once")
+        if spec.mode != "unaided":
+            raise ModelSpecError(BATCH_REFUSAL)
+        if spec.budget is not None:
+            raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
+                                 "ends; drop one of them")
+    return price
+
+
 class EvalRun:
     def __init__(self, spec: RunSpec, provider: Provider, scorer: Scorer, retry: RetryPolicy, folder: RunFolder,
-                 mcp_target: Any = None):
-        self.spec, self.provider, self.scorer, self.retry, self.folder = spec, provider, scorer, retry, folder
+                 mcp_target: Any = None, price: Price | None = None):
+        self.spec, self.scorer, self.retry, self.folder = spec, scorer, retry, folder
+        self.model = provider  # the model itself; self.provider is what the solver asks (cache, meter, batch)
+        self.price = price
+        try:
+            self.cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and provider.is_llm else None
+        except CacheError as e:
+            raise ModelSpecError(str(e)) from None
+        self.provider = provider_stack(provider, cache=self.cache)
         self.mcp_target = mcp_target
         self.rules = StopRules(provider.label, scorer)
+        self.budget: Budget | None = None
         self.interrupted = False
         self._tasks: list[asyncio.Task] = []
 
@@ -159,7 +195,8 @@ class EvalRun:
                        system_prompt=",".join(settings["prompt_hashes"]),
                        started_at=(prev.started_at if prev else None) or _now(),
                        resumed_at=[*(prev.resumed_at if prev else []), *([_now()] if prev else [])],
-                       n_instances=total, n_already_done=len(done), n_rejudged=n_rejudged)
+                       n_instances=total, n_already_done=len(done), n_rejudged=n_rejudged,
+                       price=self.price.describe() if self.price else None, epochs=spec.epochs)
         earlier = (prev.model_extra or {}).get("forced_resumes", []) if prev else []
         if forced or earlier:
             info.forced_resumes = [*earlier, *([{"at": _now(), "differences": forced}] if forced else [])]
@@ -171,18 +208,25 @@ class EvalRun:
                 yield inst
 
         source = tracked()
-        seen: set[str] = set(done)
+        seen: set[tuple[str, int]] = set(done)
+        if spec.budget is not None:
+            self.budget = Budget(spec.budget, spent=spent_in(folder))
+        todo = attempts_to_do(source, spec.epochs, done)
         with private_open(folder.server_log_path, "a") as errlog:
+            if spec.batch:
+                todo = iter(await self._batch_phase(list(todo), errlog))
             async with open_solver(spec, self.provider, self.retry.call, errlog, self.mcp_target) as solver:
                 for key, value in solver.resources.items():
                     setattr(info, key, value)
                 folder.write_info(info)
-                todo = (inst for inst in source if inst["id"] not in done)
-                with Progress(total, len(done), quiet=spec.quiet, label=self.provider.label) as progress:
-                    await self._ask_all(solver, todo, seen, progress)
+                if self.budget is None or not self.budget.reached:
+                    with Progress(total * spec.epochs, len(done), quiet=spec.quiet,
+                                  label=self.provider.label) as progress:
+                        await self._ask_all(solver, todo, seen, progress)
         for _ in source:  # a stopped run: still learn the whole instance set (ids only)
             pass
         summary = summarize(folder.records(), self.provider.label, spec.mode, ids)
+        summary.update(run_figures((r for r in folder.records() if r["id"] in ids), spec.epochs, self.price))
         info.ended_at = _now()
         if self.rules.reason:
             info.stopped = self.rules.reason
@@ -191,8 +235,13 @@ class EvalRun:
             summary["interrupted"] = True
         folder.write_info(info)
         folder.write_summary(summary)
-        n_left = len(ids) - summary["n"]
-        left = f"{n_left} instance{'s' if n_left != 1 else ''} not asked"
+        n_left = len(ids) * spec.epochs - summary["n"]
+        unit = "attempt" if spec.epochs > 1 else "instance"
+        left = f"{n_left} {unit}{'s' if n_left != 1 else ''} not asked"
+        if self.budget is not None and self.budget.reached and n_left > 0:
+            info.stopped = "budget"
+            folder.write_info(info)
+            raise RunStopped(self.budget.stop_message(n_left, unit), summary)
         if self.interrupted:
             raise RunInterrupted(f"interrupted: {summary['n']} results kept, {left}; re-run the same command "
                                  f"to resume", summary)
@@ -201,12 +250,42 @@ class EvalRun:
                              f"resume)", summary)
         return summary
 
+    async def _batch_phase(self, todo: list[tuple[dict, int]], errlog: Any) -> list[tuple[dict, int]]:
+        """--batch: every attempt's request through the provider's Batch API (or the batch an earlier run
+        submitted), then the solver is asked with those answers: no per-request call."""
+        spec = self.spec
+
+        async def solve(provider: Provider, inst: dict) -> Any:
+            async with open_solver(spec, provider, self.retry.call, errlog, self.mcp_target) as solver:
+                return await solver.solve(inst["question"])
+
+        def say(line: str) -> None:
+            if not spec.quiet:
+                print(f"span-client: {line}", file=sys.stderr)
+
+        wait = asyncio.ensure_future(collect_batch(self.model, solve, todo, self.folder.path,
+                                                   poll_every=spec.batch_poll, say=say, cache=self.cache))
+        self._tasks = [wait]
+        try:
+            answers = await wait
+        except asyncio.CancelledError:
+            if self.interrupted:
+                raise RunInterrupted("interrupted while waiting for the batch; it is recorded in the run folder "
+                                     "(batches.json): re-run the same command to resume waiting for it") from None
+            raise
+        except BatchError as e:
+            raise RunStopped(f"stopped: {e}") from None
+        finally:
+            self._tasks = []
+        self.provider = provider_stack(self.model, cache=self.cache, batch_answers=answers)
+        return todo
+
     async def _preflight(self) -> None:
         """One cheap request before the first instance: a wrong URL, a dead server, a bad key or an unknown
         model ends the command within seconds instead of failing every instance."""
         from .preflight import check_model_endpoint
 
-        p = self.provider
+        p = self.model
         kind = p.label.split("/", 1)[0]
         info = await check_model_endpoint(p.base_url, getattr(p.client, "api_key", None), p.model, kind)
         if info.warning and not self.spec.quiet:
@@ -230,7 +309,8 @@ class EvalRun:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
 
-    async def _ask_all(self, solver: Solver, todo: Iterator[dict], seen: set[str], progress: Progress) -> None:
+    async def _ask_all(self, solver: Solver, todo: Iterator[tuple[dict, int]], seen: set[tuple[str, int]],
+                       progress: Progress) -> None:
         appender = self.folder.appender()
         try:
             self._tasks = [asyncio.create_task(self._worker(solver, todo, seen, progress, appender))
@@ -258,29 +338,37 @@ class EvalRun:
             if t is not current:
                 t.cancel()
 
-    async def _worker(self, solver: Solver, todo: Iterator[dict], seen: set[str], progress: Progress,
-                      appender: Any) -> None:
-        for inst in todo:
-            if self.rules.reason or self.interrupted:
+    async def _worker(self, solver: Solver, todo: Iterator[tuple[dict, int]], seen: set[tuple[str, int]],
+                      progress: Progress, appender: Any) -> None:
+        for inst, epoch in todo:
+            if self.rules.reason or self.interrupted or (self.budget is not None and self.budget.reached):
                 break  # not asked: stays unasked, a resume asks it
-            if inst["id"] in seen:
+            key = (str(inst["id"]), epoch)
+            if key in seen:
                 continue  # duplicate id in the input
-            seen.add(inst["id"])
+            seen.add(key)
             try:
-                outcome = await solver.solve(inst["question"])
+                with attempt_scope(epoch) as meter:
+                    outcome = await solver.solve(inst["question"])
             except EndpointDown as e:
-                seen.discard(inst["id"])
+                seen.discard(key)
                 self.rules.reason = self.rules.reason or f"the model endpoint stopped answering: {e}"
                 self._cancel_all()
                 return
             except asyncio.CancelledError:
-                seen.discard(inst["id"])
+                seen.discard(key)
                 raise
             # the one record this instance's result is, from here to the run folder
-            record = ResultLine.model_validate({**inst, "mode": solver.mode, "model": self.provider.label,
-                                                **outcome.fields()})
+            fields = {**inst, "mode": solver.mode, "model": self.provider.label, **outcome.fields()}
+            if self.spec.epochs > 1 or epoch > 1:
+                fields["epoch"] = epoch
+            if self.model.is_llm:
+                fields.update(meter.fields(self.price))
+            record = ResultLine.model_validate(fields)
             await self.scorer.judge(record)
             appender.write(record)
             progress.update(record)
             self.rules.after(record, outcome.error_status, outcome.error_retryable)
+            if self.budget is not None:
+                self.budget.add(record.cost_usd)
             await asyncio.sleep(0)  # a scripted model never yields: let signals and the other workers in

@@ -4,6 +4,7 @@ the run's figures (spend, cache hits, mean / pass@k / pass^k) for the summary an
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Iterator
 
@@ -21,7 +22,7 @@ BATCH_REFUSAL = ("--batch answers the unaided arm only: a with-tools or Time Age
                  "later; run that arm without --batch")
 
 
-def provider_stack(provider: Provider, *, cache_dir: Path | str | None = None, use_cache: bool = False,
+def provider_stack(provider: Provider, *, cache: ResponseCache | None = None,
                    batch_answers: dict[str, ModelReply | ProviderError] | None = None) -> Provider:
     """``CachingProvider(MeteredProvider(provider or its batch answers))`` — scripted agents as they are
     (they cost nothing and answer instantly)."""
@@ -32,9 +33,31 @@ def provider_stack(provider: Provider, *, cache_dir: Path | str | None = None, u
         inner = MeteredProvider(BatchAnsweredProvider(provider, batch_answers), batch=True)
     else:
         inner = MeteredProvider(provider)
-    if use_cache or cache_dir is not None:
-        inner = CachingProvider(inner, ResponseCache(cache_dir))
+    if cache is not None:
+        inner = CachingProvider(inner, cache)
     return inner
+
+
+def spent_in(folder: Any) -> float:
+    """USD already billed for a run folder's attempts: its results and the failed attempts set aside in
+    errors.jsonl (a failed attempt may have paid for requests before it failed)."""
+    total = 0.0
+    for line in folder.records():
+        c = line.get("cost_usd")
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            total += c
+    try:
+        with open(folder.errors_path, encoding="utf-8") as f:
+            for raw in f:
+                try:
+                    c = json.loads(raw).get("cost_usd")
+                except (ValueError, AttributeError):
+                    continue
+                if isinstance(c, (int, float)) and not isinstance(c, bool):
+                    total += c
+    except OSError:
+        pass
+    return total
 
 
 def attempts_to_do(instances: Iterable[dict], epochs: int, done: set[tuple[str, int]]

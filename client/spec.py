@@ -58,6 +58,15 @@ class RunSpec:
     judge_model: str | None = None
     judge_base_url: str | None = None
     judge_api_key: str | None = field(default=None, repr=False)
+    # at scale (client.scale): attempts per instance, the response cache, prices and a spend limit, Batch APIs
+    epochs: int = 1
+    cache: bool = False
+    cache_dir: Path | None = None             # None: the user's cache folder (client.cache.default_cache_dir)
+    price_in: float | None = None             # USD per million tokens, replacing the price table's
+    price_out: float | None = None
+    budget: float | None = None               # USD: stop asking once the run's spend reaches it
+    batch: bool = False                       # unaided: through the provider's Batch API
+    batch_poll: float = 30.0                  # seconds between a batch's status checks
     # the run folder
     force_resume: bool = False
     quiet: bool = False
@@ -70,7 +79,11 @@ class RunSpec:
             raise ValueError(f"tool_calls must be one of {', '.join(TOOL_CALL_MODES)}, got {self.tool_calls!r}")
         if (self.instances_file is None) == (not self.dates):
             raise ValueError("give either instances_file or dates")
+        if not isinstance(self.epochs, int) or self.epochs < 1:
+            raise ValueError(f"epochs must be a whole number >= 1, got {self.epochs!r}")
         object.__setattr__(self, "out_dir", Path(self.out_dir))
+        if self.cache_dir is not None:
+            object.__setattr__(self, "cache_dir", Path(self.cache_dir))
         object.__setattr__(self, "dates", tuple(self.dates))
         if self.tools is not None and self.tools != "all":
             object.__setattr__(self, "tools", tuple(self.tools))

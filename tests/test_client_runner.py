@@ -364,7 +364,7 @@ def test_prepare_results_drops_errors_duplicates_and_partial_tail(tmp_path):
                  + json.dumps({"id": "b", "stop_reason": "error"}) + "\n"
                  + json.dumps({"id": "a", "stop_reason": "answered"}) + "\n"
                  + '{"id": "c", "stop_')
-    assert RunFolder(tmp_path).prepare_resume() == {"a"}
+    assert RunFolder(tmp_path).prepare_resume() == {("a", 1)}  # (id, attempt)
     assert [json.loads(l)["id"] for l in p.read_text().splitlines()] == ["a"]
     assert [json.loads(l)["id"] for l in (tmp_path / "errors.jsonl").read_text().splitlines()] == ["b"]
 

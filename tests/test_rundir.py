@@ -73,7 +73,7 @@ def test_resume_keeps_finished_work_and_sets_aside_errors(tmp_path):
     ok = {"id": "a", "question": "q", "mode": "unaided", "model": "m", "stop_reason": "answered", "correct": True}
     err = dict(ok, id="b", stop_reason="error", error="boom", correct=None)
     folder.results_path.write_text(json.dumps(ok) + "\n" + json.dumps(err) + "\n" + json.dumps(ok) + "\n{\"id\": \"c")
-    assert folder.prepare_resume() == {"a"}
+    assert folder.prepare_resume() == {("a", 1)}  # (id, attempt): one attempt per instance unless --epochs
     assert [json.loads(x)["id"] for x in folder.results_path.read_text().splitlines()] == ["a"]
     assert json.loads(folder.errors_path.read_text())["id"] == "b"
 
@@ -84,3 +84,16 @@ def test_run_info_requires_model_and_mode(tmp_path):
     with pytest.raises(RunFolderError, match="model"):
         folder.read_info()
     assert RunInfo(model="m", mode="unaided").format_version == FORMAT_VERSION
+
+
+def test_resume_is_per_attempt(tmp_path):
+    folder = RunFolder(tmp_path)
+    folder.create()
+    base = {"question": "q", "mode": "unaided", "model": "m", "stop_reason": "answered", "correct": True}
+    lines = [{**base, "id": "a"}, {**base, "id": "a", "epoch": 2}, {**base, "id": "a", "epoch": 2},  # a repeat
+             {**base, "id": "a", "epoch": 3, "stop_reason": "error", "correct": None}, {**base, "id": "b", "epoch": 1}]
+    folder.results_path.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    assert folder.prepare_resume() == {("a", 1), ("a", 2), ("b", 1)}
+    kept = [(l["id"], l.get("epoch")) for l in folder.records()]
+    assert kept == [("a", None), ("a", 2), ("b", 1)]  # the repeat dropped, the failed attempt set aside
+    assert json.loads(folder.errors_path.read_text())["epoch"] == 3

@@ -73,7 +73,7 @@ async def test_the_cache_answers_what_it_holds_and_the_batch_the_rest(tmp_path):
     with FakeOpenAIBatch(oracle) as fake:
         p = _provider("openai", fake)
         cache_dir = tmp_path / "cache"
-        live = provider_stack(p, cache_dir=cache_dir)
+        live = provider_stack(p, cache=ResponseCache(cache_dir))
         for inst in ITEMS[:2]:  # two instances answered live before, into the cache
             with attempt_scope(1):
                 await solve(live, inst)
@@ -83,7 +83,7 @@ async def test_the_cache_answers_what_it_holds_and_the_batch_the_rest(tmp_path):
         answers = await collect_batch(p, solve, todo, tmp_path / "run", poll_every=0, say=lambda s: None,
                                       sleep=_no_sleep, cache=ResponseCache(cache_dir))
         assert len(answers) == 3  # only what the cache did not hold was submitted
-        stack = provider_stack(p, cache_dir=cache_dir, batch_answers=answers)
+        stack = provider_stack(p, cache=ResponseCache(cache_dir), batch_answers=answers)
         hits = 0
         for inst, epoch in todo:
             with attempt_scope(epoch) as meter:
@@ -102,11 +102,11 @@ def test_attempts_owed_first_attempts_first_and_resumed_per_attempt():
     assert [(i["id"], e) for i, e in attempts_to_do(items, 3, done)] == [("a", 1), ("b", 2), ("a", 3), ("b", 3)]
 
 
-def test_scripted_agents_are_not_wrapped():
+def test_scripted_agents_are_not_wrapped(tmp_path):
     from client.providers.scripted import make
 
     baseline = make("baseline")
-    assert provider_stack(baseline, use_cache=True) is baseline
+    assert provider_stack(baseline, cache=ResponseCache(tmp_path)) is baseline
 
 
 def test_figures_of_an_unknown_price():

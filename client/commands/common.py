@@ -178,4 +178,8 @@ def print_summary(summary: dict, out_dir: Path) -> None:
         print(f"{summary['n_judge_errors']} answers are unscored because the judge request failed; re-run the same "
               f"command to re-judge them (the model is not asked again)", file=sys.stderr)
     folder = RunFolder(out_dir)
+    from ..scale import figures_text
+
+    for line in figures_text(summary):  # attempts (--epochs), cost, requests sent and cache hits
+        print(line)
     print(f"results: {folder.results_path}  summary: {folder.summary_path}")

@@ -12,9 +12,13 @@ from pathlib import Path
 
 from ..dataset import DatasetError
 from ..mcp_tools import TOKEN_ENV, MCPConnectionError
-from ..providers import ModelSpecError, parse_model
+from ..budget import BudgetError, check_budget
+from ..multimodel import model_folders, split_models
+from ..pricing import PriceError, resolve_price
+from ..providers import SCRIPTED_MODELS, ModelSpecError, parse_model
 from ..rundir import RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
+from ..scale import BATCH_REFUSAL
 from ..sandbox import KINDS, SandboxError
 from ..spec import TOOL_CALL_MODES, RunSpec
 from . import common
@@ -34,11 +38,13 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.description = ("Evaluate a model on SPAN instances. Re-running with the same --out resumes: finished "
                       "instances are skipped, failed ones are asked again.")
     ev.epilog = EPILOG
-    ev.add_argument("--model", required=True, metavar="PROVIDER/MODEL",
+    ev.add_argument("--model", required=True, action="append", metavar="PROVIDER/MODEL",
                     help="anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url), or the "
                          "offline scripted agents (not LLMs): 'reference' (answers only through the MCP tools; "
                          "--with-tools), 'reference-code' (writes Python for the Time Agent's sandbox; "
-                         "--time-agent) and 'baseline' (unaided floor)")
+                         "--time-agent) and 'baseline' (unaided floor). Repeat it, or give a comma list, for several "
+                         "models: they run one after another, each into its own run folder under --out "
+                         "(--out/PROVIDER--MODEL), and one report of them all is written to --out/report")
     ev.add_argument("--base-url", metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
     ev.add_argument("--api-key", metavar="KEY",
                     help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY; prefer those: a flag is visible to "
@@ -116,6 +122,32 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--judge-api-key", metavar="KEY",
                     help="API key for the judge model (prefer the provider's environment variable)")
     ev.add_argument("--quiet", action="store_true", help="no progress output")
+    big = ev.add_argument_group("at scale")
+    big.add_argument("--epochs", type=positive_int, default=1, metavar="K",
+                     help="ask every instance K times (give a --temperature above 0); results keep every attempt, and "
+                          "the summary and report give the mean accuracy, pass@K and pass^K (default 1)")
+    big.add_argument("--cache", action="store_true",
+                     help="answer a request seen before (same model, settings, messages, tools and attempt) from the "
+                          "response cache instead of asking again, in any run folder; errors are never cached")
+    big.add_argument("--cache-dir", type=Path, metavar="DIR",
+                     help="the response cache's folder (implies --cache; default $XDG_CACHE_HOME/span-toolkit or "
+                          "~/.cache/span-toolkit)")
+    big.add_argument("--price-in", type=nonneg_float, metavar="USD",
+                     help="USD per million input tokens (default: the dated price table of the known OpenAI and "
+                          "Anthropic models, client/pricing.py; other models have an unknown cost without it)")
+    big.add_argument("--price-out", type=nonneg_float, metavar="USD", help="USD per million output tokens")
+    big.add_argument("--budget", type=positive_float, metavar="USD",
+                     help="stop asking new instances once the run has spent this much (what the run folder already "
+                          "holds counts; instances in flight finish); exit 1, and re-running with a larger --budget "
+                          "resumes. Needs a price")
+    big.add_argument("--batch", action="store_true",
+                     help="unaided only: send every request through the provider's Batch API (OpenAI Batch API, "
+                          "also with --base-url; Anthropic Message Batches): half the price, answers within 24 h, no "
+                          "per-request calls; the batch ids are kept in the run folder, so a stopped client resumes "
+                          "waiting for the same batch. Refused with --with-tools / --time-agent (each of their "
+                          "requests needs the model's previous reply) and with --budget")
+    big.add_argument("--batch-poll", type=positive_float, default=30.0, metavar="SECONDS",
+                     help="seconds between a batch's status checks (default 30)")
 
 
 def sandbox_kind(text: str) -> str:
@@ -132,9 +164,9 @@ def _mode(args) -> str:
     return "with_tools" if args.with_tools else "time_agent" if args.time_agent else "unaided"
 
 
-def _check(args) -> None:
+def _check(args, model: str) -> None:
     try:
-        kind, _ = parse_model(args.model)
+        kind, _ = parse_model(model)
     except ModelSpecError as e:
         raise common.UsageError(str(e)) from None
     mode = _mode(args)
@@ -156,11 +188,43 @@ def _check(args) -> None:
                                 "--instances file holds what it holds; make one with `span-client generate`)")
     if args.out.exists() and not args.out.is_dir():
         raise common.UsageError(f"--out {args.out} exists and is not a folder")
+    if args.batch and mode != "unaided":
+        raise common.UsageError(BATCH_REFUSAL)
+    if args.batch and kind in SCRIPTED_MODELS:
+        raise common.UsageError(f"--batch goes with a model behind a Batch API (openai/…, anthropic/…); {kind} is an "
+                                f"offline scripted agent, which answers at once")
+    if args.batch and args.budget is not None:
+        raise common.UsageError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
+                                "ends; drop one of them")
+    if kind not in SCRIPTED_MODELS:
+        try:
+            check_budget(args.budget, resolve_price(model, args.price_in, args.price_out), model)
+        except (PriceError, BudgetError) as e:
+            raise common.UsageError(str(e)) from None
 
 
-def spec_from_args(args) -> RunSpec:
-    """The run the command line asks for, checked."""
-    _check(args)
+def models_of(args) -> list[str]:
+    try:
+        return split_models(args.model)
+    except ModelSpecError as e:
+        raise common.UsageError(str(e)) from None
+
+
+def specs_from_args(args) -> list[RunSpec]:
+    """One run per model the command line names (each checked before any runs), each with its folder."""
+    models = models_of(args)
+    try:
+        folders = model_folders(args.out, models)
+    except ModelSpecError as e:
+        raise common.UsageError(str(e)) from None
+    return [spec_from_args(args, m, folders[m]) for m in models]
+
+
+def spec_from_args(args, model: str | None = None, out: Path | None = None) -> RunSpec:
+    """The run the command line asks for (of ``model``, into ``out``), checked."""
+    model = model or models_of(args)[0]
+    out = out or args.out
+    _check(args, model)
     dates = tuple([args.date] if args.date else args.dates or ())
     if len(dates) > args.max_dates:
         from span.benchmark import GeneratorError, count_instances
@@ -174,7 +238,7 @@ def spec_from_args(args) -> RunSpec:
         tools = "all" if args.tools == "all" else tuple(t.strip() for t in args.tools.split(",") if t.strip())
     mode = _mode(args)
     return RunSpec(
-        model=args.model, out_dir=args.out, mode=mode, base_url=args.base_url, api_key=args.api_key,
+        model=model, out_dir=out, mode=mode, base_url=args.base_url, api_key=args.api_key,
         temperature=args.temperature, max_tokens=args.max_tokens, instances_file=args.instances, dates=dates,
         sample=args.sample, seed=args.seed, extended=args.extended, islamic_convention=args.islamic_convention,
         exclude_disputed=args.exclude_disputed, server_url=args.server_url,
@@ -183,16 +247,47 @@ def spec_from_args(args) -> RunSpec:
         concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
         retry_base_delay=args.retry_base_delay, max_retry_wait=args.max_retry_wait, preflight=not args.no_preflight,
         judge_model=args.judge_model, judge_base_url=args.judge_base_url, judge_api_key=args.judge_api_key,
+        epochs=args.epochs, cache=args.cache, cache_dir=args.cache_dir, price_in=args.price_in,
+        price_out=args.price_out, budget=args.budget, batch=args.batch, batch_poll=args.batch_poll,
         force_resume=args.force_resume, quiet=args.quiet, command=common.recorded_args(args))
 
 
 def run(args) -> int:
-    spec = spec_from_args(args)
+    specs = specs_from_args(args)
     common.warn_secret_flags(args)
     if args.time_agent and args.sandbox == "unsafe-process":
         print("span-client: warning: --sandbox unsafe-process: the model's code can read every file and process "
               "command line this user can read (instances, run folders, keys given as flags)", file=sys.stderr)
-    return execute(spec)[0]
+    if len(specs) == 1:
+        return execute(specs[0])[0]
+    return execute_several(specs, args.out)
+
+
+def execute_several(specs: list[RunSpec], out: Path) -> int:
+    """Each model's run in turn (one stopping does not stop the next: each has its own endpoint and folder),
+    then one report of every run folder that has results; the worst exit status."""
+    from ..report.command import write_report
+
+    statuses = []
+    for n, spec in enumerate(specs, start=1):
+        if not spec.quiet:
+            print(f"== {spec.model} ({n}/{len(specs)}) -> {spec.out_dir}")
+        try:
+            statuses.append(execute(spec)[0])
+        except common.UsageError as e:  # this model's run cannot start: say so, go on with the others
+            common.print_err(f"{spec.model}: {e}")
+            statuses.append(2)
+        if statuses[-1] == 130:
+            break  # Ctrl-C stops the whole command, not one model
+    done = [s.out_dir for s in specs if (s.out_dir / "results.jsonl").is_file()]
+    if done:
+        rc = write_report(done, out / "report", with_figures=False, quiet=specs[0].quiet)
+        if rc == 0 and not specs[0].quiet:
+            print(f"report of {len(done)} models: {out / 'report' / 'report.md'}")
+    not_run = [s.model for s, st in zip(specs, statuses) if st == 2]
+    if not_run:
+        common.print_err(f"not run: {', '.join(not_run)} (see above)")
+    return max(statuses + [0]) if 130 not in statuses else 130
 
 
 def execute(spec: RunSpec) -> tuple[int, dict | None]:

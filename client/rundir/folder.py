@@ -11,6 +11,7 @@ from typing import IO, Any, Iterable, Iterator
 
 from pydantic import ValidationError
 
+from ..passk import attempt_of
 from .records import FORMAT_VERSION, READABLE_VERSIONS, ResultLine, RunInfo, Summary
 
 RESULTS = "results.jsonl"
@@ -56,6 +57,11 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def _attempt(obj: dict) -> tuple[str, int]:
+    """(instance id, attempt) of a result line: one attempt per instance unless --epochs."""
+    return str(obj["id"]), attempt_of(obj)
 
 
 def _dump_line(line: dict | ResultLine) -> str:
@@ -196,13 +202,14 @@ class RunFolder:
         for obj in self.records():
             yield ResultLine.model_validate(obj)
 
-    def prepare_resume(self, *, force: bool = False) -> set[str]:
-        """Make results.jsonl resumable; return the ids already finished (not errors).
+    def prepare_resume(self, *, force: bool = False) -> set[tuple[str, int]]:
+        """Make results.jsonl resumable; return the (id, attempt) pairs already finished (not errors; the
+        attempt is 1 for a line without ``epoch``).
 
-        Error lines move to errors.jsonl (those instances are asked again); a truncated last line (a
-        killed writer) and repeated ids are dropped. An undecodable line elsewhere is not a crash
+        Error lines move to errors.jsonl (those attempts are asked again); a truncated last line (a
+        killed writer) and repeated attempts are dropped. An undecodable line elsewhere is not a crash
         artefact: it is refused unless ``force``, which sets it aside in results.corrupt."""
-        done: set[str] = set()
+        done: set[tuple[str, int]] = set()
         rewrite = False
         corrupt: list[int] = []
         for r in self.read_lines():
@@ -210,10 +217,10 @@ class RunFolder:
                 rewrite = True
             elif r.problem:
                 corrupt.append(r.lineno)
-            elif r.obj.get("stop_reason") == "error" or r.obj["id"] in done:
+            elif r.obj.get("stop_reason") == "error" or _attempt(r.obj) in done:
                 rewrite = True
             else:
-                done.add(str(r.obj["id"]))
+                done.add(_attempt(r.obj))
         if corrupt and not force:
             self._refuse(corrupt)
         if rewrite or corrupt:
@@ -242,7 +249,7 @@ class RunFolder:
         """results.jsonl again without its problem lines (to results.corrupt); for a resume also without
         error lines (to errors.jsonl: those instances are asked again) and repeated ids."""
         tmp = self.results_path.with_name(f".{RESULTS}.tmp{os.getpid()}")
-        kept: set[str] = set()
+        kept: set[tuple[str, int]] = set()
         with private_open(tmp, "wb") as dst:
             err_f: IO[bytes] | None = None
             corrupt_f: IO[bytes] | None = None
@@ -258,8 +265,8 @@ class RunFolder:
                         if err_f is None:
                             err_f = private_open(self.errors_path, "ab")
                         err_f.write(r.raw)
-                    elif not resume or r.obj["id"] not in kept:
-                        kept.add(r.obj["id"])
+                    elif not resume or _attempt(r.obj) not in kept:
+                        kept.add(_attempt(r.obj))
                         dst.write(r.raw)
             finally:
                 for f in (err_f, corrupt_f):

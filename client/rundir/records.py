@@ -5,6 +5,12 @@ Format versions: 1 = the first released layout (run.json had no ``format_version
 ``format_version``, the ``time_agent`` mode with ``code_runs``, the per-call ``form`` of tool calls
 and ``tool_call_counts`` / ``interrupted`` in the summary. Version 1 folders are read (and resumed)
 as they are: every version-2 addition is optional.
+
+Added within version 2, all optional (absent in older folders, which read as before): a result line's
+``epoch`` (the attempt, 1..K under ``--epochs``; absent means 1), ``requests`` / ``batch_requests`` /
+``cache_hits`` / ``cost_usd`` (what the attempt sent and cost); run.json's ``price`` and ``epochs``; the
+summary's ``cost``, ``requests``, ``batch_requests``, ``cache_hits`` and ``epochs``; and the folder's
+``batches.json`` (client.rundir.batches).
 """
 
 from __future__ import annotations
@@ -116,6 +122,13 @@ class ResultLine(_Record):
     # without any code having run
     code_reminder: bool | None = None
     answered_without_code: bool | None = None
+    # at scale (client.scale): the attempt (1..K, --epochs; absent: 1), what it sent and what it cost (USD;
+    # None: no price for the model, or a reply without token counts)
+    epoch: int | None = None
+    requests: int | None = None
+    batch_requests: int | None = None
+    cache_hits: int | None = None
+    cost_usd: float | None = None
     # the judgement
     verdicts: dict[str, JudgeVerdict] = {}
     primary_judge: str | None = None
@@ -144,6 +157,8 @@ class RunInfo(_Record):
     n_rejudged: int | None = None
     stopped: str | None = None
     interrupted: bool | None = None
+    price: dict[str, Any] | None = None  # USD per million tokens used for cost_usd (client.pricing.Price)
+    epochs: int | None = None
 
 
 class Summary(_Record):

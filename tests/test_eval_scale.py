@@ -1,0 +1,257 @@
+"""`span-client eval` at scale, end to end through the real SDKs against the loopback fakes: --cache,
+--epochs, several --model, cost and --budget, --batch (and a killed client that resumes its batch)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from client.cli import main
+from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch
+from tests.fakes.helpers import read_results, write_jsonl
+from tests.fakes.instances import toy_instances
+from tests.fakes.providers import FakeOpenAI, Status, Text, first_user_text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def oracle_for(items, wrong=lambda inst, index: False):
+    by_q = {i["question"]: i for i in items}
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        if wrong(inst, index):
+            return Text("Final answer: 1999-1-1" if inst["question_format"] == "content" else "Final answer: No")
+        return Text(f"Final answer: {inst['answer']}")
+
+    return policy
+
+
+def eval_args(fake, out: Path, inst_file: Path, *extra, model="openai/gpt-test"):
+    models = [model] if isinstance(model, str) else model
+    return ["eval", *itertools.chain.from_iterable(("--model", m) for m in models), "--base-url", fake.base_url,
+            "--api-key", "k", "--instances", str(inst_file), "--out", str(out), "--quiet",
+            "--retry-base-delay", "0.01", *extra]
+
+
+@pytest.fixture
+def toy(tmp_path):
+    items = toy_instances(9)
+    return items, write_jsonl(tmp_path / "instances.jsonl", items)
+
+
+# ------------------------------------------------------------------------------------------------- cache
+def test_a_repeated_run_with_the_cache_sends_nothing_and_gets_the_same_results(tmp_path, toy):
+    items, f = toy
+    cache = tmp_path / "cache"
+    with FakeOpenAI(oracle_for(items, lambda inst, i: inst["id"].endswith("3"))) as fake:
+        assert main(eval_args(fake, tmp_path / "run1", f, "--cache-dir", str(cache))) == 0
+        assert fake.count == 9
+        assert main(eval_args(fake, tmp_path / "run2", f, "--cache-dir", str(cache))) == 0
+        assert fake.count == 9, "the repeated run sent requests"
+    first = {l["id"]: l for l in read_results(tmp_path / "run1" / "results.jsonl")}
+    again = {l["id"]: l for l in read_results(tmp_path / "run2" / "results.jsonl")}
+    assert {k: (l["final_answer"], l["correct"]) for k, l in again.items()} == \
+           {k: (l["final_answer"], l["correct"]) for k, l in first.items()}
+    assert all(l["cache_hits"] == 0 and l["requests"] == 1 for l in first.values())
+    assert all(l["cache_hits"] == 1 and l["requests"] == 0 and l["cost_usd"] == 0 for l in again.values())
+    summary = json.loads((tmp_path / "run2" / "summary.json").read_text())
+    assert summary["cache_hits"] == 9 and summary["requests"] == 0
+
+
+def test_errors_are_not_cached(tmp_path, toy):
+    items, f = toy
+    bad = items[1]["question"]
+    ok = oracle_for(items)
+
+    def policy(body, index):
+        return Status(400) if first_user_text(body) == bad and index < 20 else ok(body, index)
+
+    with FakeOpenAI(policy) as fake:
+        assert main(eval_args(fake, tmp_path / "run1", f, "--cache")) == 1  # one instance failed
+        n = fake.count
+        fake.policy = ok
+        assert main(eval_args(fake, tmp_path / "run2", f, "--cache")) == 0
+        assert fake.count == n + 1  # only the failed one was asked again
+    assert all(l["correct"] for l in read_results(tmp_path / "run2" / "results.jsonl"))
+
+
+@pytest.fixture(autouse=True)
+def _private_cache_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))  # --cache without --cache-dir lands here
+
+
+# ------------------------------------------------------------------------------------------------ epochs
+def test_epochs_ask_every_instance_k_times_and_print_pass_at_k(tmp_path, toy, capsys):
+    items, f = toy
+    # attempt-dependent answers: a request's index decides (every third request is wrong)
+    with FakeOpenAI(oracle_for(items, lambda inst, i: i % 3 == 0)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--epochs", "3", "--temperature", "0.7")) == 0
+        assert fake.count == 27
+    lines = read_results(tmp_path / "run" / "results.jsonl")
+    assert sorted((l["id"], l["epoch"]) for l in lines) == sorted((i["id"], e) for i in items for e in (1, 2, 3))
+    by_id: dict[str, list[bool]] = {}
+    for l in lines:
+        by_id.setdefault(l["id"], []).append(l["correct"])
+    mean = sum(map(sum, by_id.values())) / 27
+    p_at = sum(any(v) for v in by_id.values()) / 9  # n = k = 3: pass@3 is "any right", pass^3 "all right"
+    p_hat = sum(all(v) for v in by_id.values()) / 9
+    s = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert s["epochs"]["mean_accuracy"] == pytest.approx(mean)
+    assert s["epochs"]["pass_at_k"] == pytest.approx(p_at) and s["epochs"]["pass_hat_k"] == pytest.approx(p_hat)
+    out = capsys.readouterr().out
+    assert f"mean accuracy {100 * mean:.2f}%" in out and f"pass@3 {100 * p_at:.2f}%" in out
+    assert f"pass^3 {100 * p_hat:.2f}%" in out
+
+
+def test_epochs_resume_per_attempt(tmp_path, toy):
+    items, f = toy
+    ok = oracle_for(items)
+    with FakeOpenAI(lambda body, i: Status(400) if i in (4, 13, 22) else ok(body, i)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--epochs", "3")) == 1
+        assert fake.count == 27
+        fake.policy = ok
+        assert main(eval_args(fake, tmp_path / "run", f, "--epochs", "3")) == 0
+        assert fake.count == 30  # the three failed attempts only
+    lines = read_results(tmp_path / "run" / "results.jsonl")
+    assert len(lines) == 27 and all(l["correct"] for l in lines)
+
+
+# ------------------------------------------------------------------------------------------ several models
+@pytest.mark.parametrize("form", ["repeated", "comma"])
+def test_two_models_two_run_folders_one_report(tmp_path, toy, form):
+    items, f = toy
+    models = ["openai/gpt-a", "openai/gpt-b"]
+    with FakeOpenAI(oracle_for(items)) as fake:
+        m = models if form == "repeated" else ",".join(models)
+        assert main(eval_args(fake, tmp_path / "runs", f, model=m)) == 0
+        asked = {r["body"]["model"] for r in fake.requests}
+    assert asked == {"gpt-a", "gpt-b"} and fake.count == 18
+    for m in models:
+        lines = read_results(tmp_path / "runs" / m.replace("/", "--") / "results.jsonl")
+        assert len(lines) == 9 and {l["model"] for l in lines} == {m}
+    report = (tmp_path / "runs" / "report" / "report.md").read_text()
+    assert "openai/gpt-a" in report and "openai/gpt-b" in report
+
+
+def test_a_model_named_twice_is_refused_before_anything_runs(tmp_path, toy, capsys):
+    items, f = toy
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "runs", f, model=["openai/gpt-a", "openai/gpt-a"])) == 2
+        assert fake.count == 0
+    assert "given twice" in capsys.readouterr().err
+
+
+# -------------------------------------------------------------------------------------------- cost, budget
+def test_cost_per_instance_and_the_budget_stop_then_resume(tmp_path, toy, capsys):
+    items, f = toy
+    # 11 input + 7 output tokens per reply at $1,000 per million each: $0.018 per instance
+    price = ["--price-in", "1000", "--price-out", "1000"]
+    with FakeOpenAI(oracle_for(items)) as fake:
+        rc = main(eval_args(fake, tmp_path / "run", f, *price, "--budget", "0.05", "--concurrency", "1"))
+        assert rc == 1 and fake.count == 3
+        err = capsys.readouterr().err
+        assert "budget reached: $0.0540 spent of --budget $0.0500" in err and "larger --budget to resume" in err
+        lines = read_results(tmp_path / "run" / "results.jsonl")
+        assert len(lines) == 3 and all(l["cost_usd"] == pytest.approx(0.018) for l in lines)
+        assert main(eval_args(fake, tmp_path / "run", f, *price, "--budget", "1")) == 0
+        assert fake.count == 9
+    s = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert s["cost"]["usd"] == pytest.approx(9 * 0.018) and s["cost"]["usd_per_instance"] == pytest.approx(0.018)
+
+
+def test_known_models_are_priced_from_the_table(tmp_path, toy):
+    items, f = toy
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, model="openai/gpt-4o")) == 0
+    line = read_results(tmp_path / "run" / "results.jsonl")[0]
+    assert line["cost_usd"] == pytest.approx((11 * 2.5 + 7 * 10) / 1e6)
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["price"]["input_per_mtok"] == 2.5 and run["price"]["source"].startswith("table")
+
+
+def test_a_budget_needs_a_price(tmp_path, toy, capsys):
+    items, f = toy
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--budget", "1")) == 2
+        assert fake.count == 0
+    assert "give --price-in and --price-out" in capsys.readouterr().err
+
+
+# -------------------------------------------------------------------------------------------------- batch
+def _creates(fake):
+    return sum(1 for m, p in fake.batch_calls if m == "POST" and p in ("/v1/batches", "/v1/messages/batches"))
+
+
+@pytest.mark.parametrize("cls,model", [(FakeOpenAIBatch, "openai/gpt-test"),
+                                       (FakeAnthropicBatch, "anthropic/claude-test")])
+def test_batch_answers_every_unaided_instance_with_no_live_request(tmp_path, toy, cls, model):
+    items, f = toy
+    with cls(oracle_for(items), polls=2) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.01", model=model)) == 0
+        assert fake.count == 0 and _creates(fake) == 1
+    lines = read_results(tmp_path / "run" / "results.jsonl")
+    assert len(lines) == 9 and all(l["correct"] and l["batch_requests"] == 1 and l["requests"] == 0 for l in lines)
+    assert (tmp_path / "run" / "batches.json").is_file()
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--with-tools"], "--batch answers the unaided arm only"),
+    (["--time-agent"], "--batch answers the unaided arm only"),
+])
+def test_batch_refuses_multi_turn_arms_in_one_line(tmp_path, toy, capsys, extra, needle):
+    items, f = toy
+    with FakeOpenAIBatch(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--batch", *extra)) == 2
+        assert fake.count == 0 and not fake.batch_calls
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "\n" not in err
+
+
+def test_batch_with_a_scripted_agent_is_refused(tmp_path, toy, capsys):
+    items, f = toy
+    assert main(["eval", "--model", "baseline", "--instances", str(f), "--out", str(tmp_path / "r"), "--batch"]) == 2
+    assert "scripted" in capsys.readouterr().err
+
+
+def test_a_killed_batch_client_resumes_polling_the_same_batch(tmp_path, toy):
+    items, f = toy
+    with FakeOpenAIBatch(oracle_for(items), polls=10**6) as fake:  # stays in progress until we say
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        args = eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.05")
+        proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        batches = tmp_path / "run" / "batches.json"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if batches.exists() and json.loads(batches.read_text())["batches"][0].get("id"):
+                break
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            pytest.fail("the batch was never recorded: " + proc.communicate()[1][-2000:])
+        time.sleep(0.2)  # a few status checks
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        fake.polls = 0  # the batch ends at the next status check
+        assert main(args) == 0
+        assert _creates(fake) == 1, "the resumed client submitted the batch again"
+        assert fake.count == 0
+    assert len(read_results(tmp_path / "run" / "results.jsonl")) == 9
+
+
+# ------------------------------------------------------------------------------------------ scripted agents
+def test_scripted_agents_keep_working_with_the_new_options(tmp_path, toy):
+    items, f = toy
+    assert main(["eval", "--model", "baseline", "--instances", str(f), "--out", str(tmp_path / "b"), "--quiet",
+                 "--cache", "--epochs", "2"]) in (0, 1)
+    lines = read_results(tmp_path / "b" / "results.jsonl")
+    assert len(lines) == 18 and all("cost_usd" not in l for l in lines)
