@@ -31,6 +31,7 @@ from .batch import BatchError
 from .budget import Budget, BudgetError, check_budget
 from .cache import CacheError, ResponseCache
 from .metering import attempt_scope
+from .passk import attempt_of
 from .pricing import Price, PriceError, resolve_price
 from .providers import ModelSpecError, Provider, make_provider
 from .providers.errors import error_signature
@@ -45,6 +46,7 @@ from .solvers import Solver, open_solver
 from .spec import RunSpec
 
 MAX_IDENTICAL_ERRORS = 5
+SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd")
 OVERFLOW_STOP = 3
 
 
@@ -226,7 +228,10 @@ class EvalRun:
         for _ in source:  # a stopped run: still learn the whole instance set (ids only)
             pass
         summary = summarize(folder.records(), self.provider.label, spec.mode, ids)
-        summary.update(run_figures((r for r in folder.records() if r["id"] in ids), spec.epochs, self.price))
+        slim = [{key: r[key] for key in SCALE_FIELDS if key in r} for r in folder.records() if r["id"] in ids]
+        attempts = [attempt_of(r) for r in slim]
+        k = max([spec.epochs, *attempts])  # a folder asked more often before keeps its pass@k
+        summary.update(run_figures(slim, k, self.price))
         info.ended_at = _now()
         if self.rules.reason:
             info.stopped = self.rules.reason
@@ -235,7 +240,7 @@ class EvalRun:
             summary["interrupted"] = True
         folder.write_info(info)
         folder.write_summary(summary)
-        n_left = len(ids) * spec.epochs - summary["n"]
+        n_left = max(0, len(ids) * spec.epochs - sum(1 for a in attempts if a <= spec.epochs))
         unit = "attempt" if spec.epochs > 1 else "instance"
         left = f"{n_left} {unit}{'s' if n_left != 1 else ''} not asked"
         if self.budget is not None and self.budget.reached and n_left > 0:

@@ -29,7 +29,7 @@ EPILOG = ("exit status: 0 every instance answered and judged; 1 some instances f
           "wrong answers; re-run to retry), some answers are unscored because the judge request failed (re-run "
           "to re-judge them), the run was stopped early (401/403/404 from the model or the judge, 5 identical "
           "non-retryable errors in a row, a prompt that overflows the model's context, an endpoint that stopped "
-          "answering: what is not asked yet stays unasked, re-run to resume), or the model endpoint or the MCP "
+          "answering, --budget reached: what is not asked yet stays unasked, re-run to resume), or the model endpoint or the MCP "
           "server could not be reached; 2 bad input, or an --out folder holding a run with other settings; 130 "
           "interrupted (Ctrl-C; re-run to resume).")
 
