@@ -127,12 +127,12 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         if provider is None:
             provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
                                      temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
-        price = scale_checks(spec, provider)
+        price, cache = scale_checks(spec, provider)
         data = instances if instances is not None else _dataset.load(spec)
         folder = RunFolder(spec.out_dir)
         folder.create()
         with folder.lock():
-            run = EvalRun(spec, provider, scorer, retry, folder, mcp_target, price=price)
+            run = EvalRun(spec, provider, scorer, retry, folder, mcp_target, price=price, cache=cache)
             with run.signals_handled():
                 return await run.run(data)
     finally:
@@ -141,9 +141,9 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         await scorer.aclose()
 
 
-def scale_checks(spec: RunSpec, provider: Provider) -> Price | None:
-    """The model's price, and the scale options checked against the run (ModelSpecError: one line, before
-    anything is written)."""
+def scale_checks(spec: RunSpec, provider: Provider) -> tuple[Price | None, ResponseCache | None]:
+    """The model's price and response cache, and the scale options checked against the run
+    (ModelSpecError: one line, before anything is written)."""
     try:
         price = resolve_price(provider.label, spec.price_in, spec.price_out) if provider.is_llm else None
         if provider.is_llm:
@@ -159,19 +159,19 @@ def scale_checks(spec: RunSpec, provider: Provider) -> Price | None:
         if spec.budget is not None:
             raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
                                  "ends; drop one of them")
-    return price
+    try:
+        cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and provider.is_llm else None
+    except CacheError as e:
+        raise ModelSpecError(str(e)) from None
+    return price, cache
 
 
 class EvalRun:
     def __init__(self, spec: RunSpec, provider: Provider, scorer: Scorer, retry: RetryPolicy, folder: RunFolder,
-                 mcp_target: Any = None, price: Price | None = None):
+                 mcp_target: Any = None, price: Price | None = None, cache: ResponseCache | None = None):
         self.spec, self.scorer, self.retry, self.folder = spec, scorer, retry, folder
         self.model = provider  # the model itself; self.provider is what the solver asks (cache, meter, batch)
-        self.price = price
-        try:
-            self.cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and provider.is_llm else None
-        except CacheError as e:
-            raise ModelSpecError(str(e)) from None
+        self.price, self.cache = price, cache
         self.provider = provider_stack(provider, cache=self.cache)
         self.mcp_target = mcp_target
         self.rules = StopRules(provider.label, scorer)

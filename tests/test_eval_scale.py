@@ -212,8 +212,8 @@ def test_batch_refuses_multi_turn_arms_in_one_line(tmp_path, toy, capsys, extra,
     with FakeOpenAIBatch(oracle_for(items)) as fake:
         assert main(eval_args(fake, tmp_path / "run", f, "--batch", *extra)) == 2
         assert fake.count == 0 and not fake.batch_calls
-    err = capsys.readouterr().err.strip()
-    assert needle in err and "\n" not in err
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert needle in err
 
 
 def test_batch_with_a_scripted_agent_is_refused(tmp_path, toy, capsys):
@@ -255,3 +255,57 @@ def test_scripted_agents_keep_working_with_the_new_options(tmp_path, toy):
                  "--cache", "--epochs", "2"]) in (0, 1)
     lines = read_results(tmp_path / "b" / "results.jsonl")
     assert len(lines) == 18 and all("cost_usd" not in l for l in lines)
+
+
+def test_a_cache_folder_that_cannot_be_used_is_a_one_line_error(tmp_path, toy, capsys):
+    items, f = toy
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "run", f, "--cache-dir", str(blocker))) == 2
+        assert fake.count == 0
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # (after the warning about --api-key)
+    assert err.startswith("span-client: error: cache folder") and "not a folder" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_batch_with_epochs_and_per_line_errors_then_resume(tmp_path, toy):
+    items, f = toy
+    bad = items[2]["question"]
+    ok = oracle_for(items)
+    with FakeAnthropicBatch(lambda body, i: Status(400) if first_user_text(body) == bad else ok(body, i)) as fake:
+        args = eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.01", "--epochs", "2",
+                         "--temperature", "0.5", model="anthropic/claude-test")
+        assert main(args) == 1  # two attempts failed: recorded as errors, not wrong answers
+        lines = read_results(tmp_path / "run" / "results.jsonl")
+        errors = [l for l in lines if l["stop_reason"] == "error"]
+        assert len(lines) == 18 and len(errors) == 2 and all(l["correct"] is None for l in errors)
+        assert all("400" in l["error"] for l in errors)
+        fake.policy = ok
+        assert main(args) == 0
+        assert _creates(fake) == 2 and fake.count == 0  # the second batch held the two failed attempts only
+        sizes = [len(r["keys"]) for r in json.loads((tmp_path / "run" / "batches.json").read_text())["batches"]]
+        assert sizes == [18, 2]
+    lines = read_results(tmp_path / "run" / "results.jsonl")
+    assert len(lines) == 18 and all(l["correct"] for l in lines)
+
+
+def test_ctrl_c_while_waiting_for_a_batch_keeps_it_for_the_next_run(tmp_path, toy):
+    items, f = toy
+    with FakeOpenAIBatch(oracle_for(items), polls=10**6) as fake:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        args = eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.05")
+        proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        batches = tmp_path / "run" / "batches.json"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (batches.exists() and
+                                                   json.loads(batches.read_text())["batches"][0].get("id")):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "interrupted while waiting for the batch" in err and "resume with: span-client eval" in err
+        assert "Traceback" not in err
+        fake.polls = 0
+        assert main(args) == 0 and _creates(fake) == 1
