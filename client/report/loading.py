@@ -13,7 +13,7 @@ from ..rundir.folder import RESULTS
 _KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "source_calendar",
          "target_calendar", "template_id", "mode", "model", "final_answer", "stop_reason", "usage",
          "error", "verdicts", "primary_judge", "correct", "gold", "answer", "code_runs", "repeats_caught",
-         "final_turn", "code_reminder", "answered_without_code")
+         "final_turn", "code_reminder", "answered_without_code", "disputed")
 
 MODE_ORDER = {"unaided": 0, "with_tools": 1, "time_agent": 2}
 
