@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from client.timeagent import final_answer, stdout_from_message, write_code
+from client.providers.scripted import final_answer, program_for
+from client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +25,7 @@ def policy(body: dict, index: int):
         if len(users) == 1:
             return Text("Yes")
         if len(users) == 2:
-            return Text("```python\n" + write_code(first_user_text(body)) + "```")
+            return Text("```python\n" + program_for(first_user_text(body)) + "```")
         return Text(final_answer(stdout_from_message(users[-1]["content"])))
     if body.get("tools"):  # with tools: one call, repeated until the tools are gone
         return Text(CALL)

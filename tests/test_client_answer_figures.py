@@ -11,7 +11,8 @@ import pytest
 
 from client.cli import main
 from client.rundir.counts import MIN_POLAR_ANSWERS, FormatTally, one_word_warning
-from client.timeagent import final_answer, stdout_from_message, write_code
+from client.providers.scripted import final_answer, program_for
+from client.solvers.timeagent_messages import stdout_from_message
 from span.benchmark import generate_sample, parse_eval_date
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.policies import always_yes
@@ -108,7 +109,7 @@ def test_a_time_agent_reply_without_code_gets_one_reminder(tmp_path, capsys):
             return Text("Yes")
         if len(users) == 2:
             assert "no ```python code block" in users[-1]["content"]
-            return Text("```python\n" + write_code(first_user_text(body)) + "```")
+            return Text("```python\n" + program_for(first_user_text(body)) + "```")
         return Text(final_answer(stdout_from_message(_last_user(body))))
 
     inst = _instances(tmp_path, 6, polar_negatives=True)

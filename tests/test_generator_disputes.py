@@ -63,3 +63,19 @@ def test_exclude_disputed_leaves_them_out(tmp_path):
     out = tmp_path / "i.jsonl"
     assert main(["generate", "--date", "2057-10-01", "--exclude-disputed", "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == len(kept)
+
+
+def test_a_run_counts_its_disputed_instances_and_the_report_says_so(tmp_path, capsys):
+    import json
+
+    insts = list(generate_instances(date(2057, 10, 1)))
+    picked = [i for i in insts if "disputed" in i][:6] + [i for i in insts if "disputed" not in i][:10]
+    f = tmp_path / "i.jsonl"
+    f.write_text("".join(json.dumps(i) + "\n" for i in picked))
+    run = tmp_path / "run"
+    assert main(["eval", "--model", "baseline", "--instances", str(f), "--out", str(run), "--quiet"]) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["disputed"]["n"] == 6 and summary["n"] == 16
+    assert "6 instances depend on a day the calendar's sources dispute" in capsys.readouterr().out
+    assert main(["report", str(run), "--out", str(tmp_path / "rep"), "--no-figures", "--no-tiktoken", "--quiet"]) == 0
+    assert "independent sources dispute" in (tmp_path / "rep" / "report.md").read_text()

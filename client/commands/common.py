@@ -167,6 +167,10 @@ def print_summary(summary: dict, out_dir: Path) -> None:
               f"with a failed execution"
               + (f"; {runs['answers_without_code']} answers without any code run ({runs['code_reminders']} "
                  f"reminded to write a program)" if "answers_without_code" in runs else ""))
+    disputed = summary.get("disputed")
+    if disputed:
+        print(f"{disputed['n']} instances depend on a day the calendar's sources dispute ({disputed['n_correct']} "
+              f"answered as the gold says; README 'How correctness is checked'); --exclude-disputed leaves them out")
     for w in summary.get("warnings") or []:
         print(f"WARNING: {w}", file=sys.stderr)
     if summary["n_errors"]:

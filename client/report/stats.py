@@ -36,12 +36,12 @@ def llm_verdict(rec: dict) -> str | None:
 
 
 def count(records: Iterable[dict]) -> dict:
-    """client.rundir.count (the one definition of scored / correct / accuracy) with the report's view:
-    unscored = everything outside the denominator (errors too), plus a Wilson 95% interval."""
+    """client.rundir.count (the one definition of scored / correct / accuracy, and of "unscored": answered
+    but not scored; errors are counted apart) plus a Wilson 95% interval."""
     c = rundir_count(records)
-    return {"n": c["n"], "n_scored": c["n_scored"], "n_correct": c["n_correct"], "n_unscored": c["n_not_scored"],
+    return {"n": c["n"], "n_scored": c["n_scored"], "n_correct": c["n_correct"], "n_unscored": c["n_unscored"],
             "n_errors": c["n_errors"], "n_not_attempted": c["n_not_attempted"], "n_max_turns": c["n_max_turns"],
-            "accuracy": c["accuracy"],
+            "n_disputed": c["n_disputed"], "n_disputed_correct": c["n_disputed_correct"], "accuracy": c["accuracy"],
             "ci95": list(wilson_interval(c["n_correct"], c["n_scored"])) if c["n_scored"] else None}
 
 

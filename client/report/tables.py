@@ -171,10 +171,10 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
     w("")
 
     w("## Overall accuracy\n")
-    w("Accuracy = correct / scored. *Unscored* answers (`correct` is null: provider error or an "
-      "UNSCORED primary verdict) are left out of the denominator, not counted as wrong. *Errors* "
-      "are provider errors; *not attempted* are answers the judge found no final answer in (scored "
-      "as wrong); *max turns* are tool loops that hit the turn limit. 95% CI: Wilson interval.\n")
+    w("Accuracy = correct / scored. *Unscored* answers (an UNSCORED primary verdict: the judge could not "
+      "grade them) and *errors* (provider errors: no answer) are left out of the denominator, not counted "
+      "as wrong; *not attempted* are answers the judge found no final answer in (scored as wrong); *max "
+      "turns* are tool loops that hit the turn limit. 95% CI: Wilson interval.\n")
     w(md_table(["Model", "Mode", "Accuracy", "95% CI", "Correct / scored", "Unscored", "Errors",
                 "Not attempted", "Max turns"],
                [[s["model"], mode_label(s["mode"]), pct(s["overall"]["accuracy"]),
@@ -183,6 +183,13 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
                  str(s["overall"]["n_not_attempted"]), str(s["overall"]["n_max_turns"])]
                 for s in S], "llrrrrrrr"))
     w("")
+    disputed = [s for s in S if s["overall"].get("n_disputed")]
+    if disputed:
+        w("Instances whose gold depends on a day the calendar's independent sources dispute (span.disputes; "
+          "README \"How correctness is checked\"): "
+          + "; ".join(f"{s['model']} ({mode_label(s['mode'])}) {s['overall']['n_disputed']}, "
+                      f"{s['overall']['n_disputed_correct']} answered as the gold says" for s in disputed)
+          + ". `generate --exclude-disputed` leaves them out.\n")
 
     _answers_section(w, rep.get("answers") or [])
 

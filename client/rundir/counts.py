@@ -46,6 +46,7 @@ class Tally:
     def __init__(self) -> None:
         self.n = self.n_scored = self.n_correct = self.n_errors = 0
         self.n_na = self.n_max_turns = self.n_judge_errors = 0
+        self.n_disputed = self.n_disputed_correct = 0
 
     def add(self, r: dict) -> None:
         self.n += 1
@@ -61,13 +62,17 @@ class Tally:
             self.n_na += 1
         if r.get("stop_reason") == "max_turns":
             self.n_max_turns += 1
+        if r.get("disputed"):  # its gold depends on a day the calendar's sources dispute (span.disputes)
+            self.n_disputed += 1
+            self.n_disputed_correct += c is True
 
     def result(self) -> dict:
         # n_unscored: answered but not scored; n_not_scored: everything outside the denominator (errors too)
         return {"n": self.n, "n_scored": self.n_scored, "n_correct": self.n_correct,
                 "n_unscored": self.n - self.n_scored - self.n_errors, "n_not_scored": self.n - self.n_scored,
                 "n_errors": self.n_errors, "n_not_attempted": self.n_na, "n_max_turns": self.n_max_turns,
-                "n_judge_errors": self.n_judge_errors,
+                "n_judge_errors": self.n_judge_errors, "n_disputed": self.n_disputed,
+                "n_disputed_correct": self.n_disputed_correct,
                 "accuracy": (self.n_correct / self.n_scored) if self.n_scored else None}
 
 

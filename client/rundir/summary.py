@@ -87,6 +87,8 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
             out["warnings"].append(warning)
     if errors_by_kind:
         out["errors_by_kind"] = dict(errors_by_kind)
+    if c["n_disputed"]:  # gold that depends on a day the calendar's independent sources dispute
+        out["disputed"] = {"n": c["n_disputed"], "n_correct": c["n_disputed_correct"]}
     if mode == "with_tools":
         out["tool_calls"] = {"native": forms["native"], "text": forms["text"], "unparsed": forms["unparsed"],
                              "instances_with_calls": with_calls}
