@@ -29,8 +29,6 @@ class Run:
     summary: dict | None
     records: list[dict]
     warnings: list[str] = field(default_factory=list)
-    truncated_last_line: bool = False
-    n_bad_lines: int = 0
 
     @property
     def label(self) -> str:
@@ -130,7 +128,7 @@ def load_run(path: str | Path) -> Run:
     if missing_correct:
         warnings.append(f"{results}: {missing_correct} line(s) have no 'correct' field; "
                         f"counted as unscored")
-    return Run(p, meta, summary, records, warnings, truncated, len(bad))
+    return Run(p, meta, summary, records, warnings)
 
 
 @dataclass

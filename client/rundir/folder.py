@@ -192,10 +192,6 @@ class RunFolder:
             if r.obj is not None:
                 yield r.obj
 
-    def typed_records(self) -> Iterator[ResultLine]:
-        for obj in self.records():
-            yield ResultLine.model_validate(obj)
-
     def prepare_resume(self, *, force: bool = False) -> set[str]:
         """Make results.jsonl resumable; return the ids already finished (not errors).
 
