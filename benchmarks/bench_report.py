@@ -18,7 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.report import command, synthetic as sy  # noqa: E402
+from client.report import command  # noqa: E402
+from tests.fakes import synthetic_runs as sy  # noqa: E402
 
 
 def main() -> int:

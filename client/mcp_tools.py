@@ -129,9 +129,6 @@ class MCPTools:
             if not cursor:
                 return out
 
-    def has(self, name: str) -> bool:
-        return any(t.name == name for t in self.tools)
-
     async def call(self, name: str, arguments: dict | None) -> tuple[str, bool, Any]:
         """Call a tool. Returns (text for the model, is_error, structured content or None).
 

@@ -34,7 +34,7 @@ from .metering import attempt_scope
 from .passk import attempt_of
 from .pricing import Price, PriceError, resolve_price
 from .providers import ModelSpecError, Provider, make_provider
-from .providers.errors import error_signature
+from .providers.errors import context_overflow_sizes, error_signature
 from .progress import Progress
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
@@ -92,8 +92,12 @@ class StopRules:
         if record.error_kind == "context_overflow" and not self._any_ok:
             self._overflows += 1
             if self._overflows >= OVERFLOW_STOP:
+                sizes = context_overflow_sizes(record.error or "")
+                said = (f" (the model's context: {sizes['limit']:,} tokens"
+                        + (f"; the prompt: {sizes['prompt']:,}" if "prompt" in sizes else "") + ")"
+                        if "limit" in sizes else "")
                 self.reason = (f"the prompt overflowed the model's context on each of the first {self._overflows} "
-                               f"instances ({record.error}): it does not fit; give the model a larger context "
+                               f"instances{said} ({record.error}): it does not fit; give the model a larger context "
                                f"(e.g. llama.cpp --n_ctx / -c), lower --max-tokens, or offer fewer tools (--tools)")
                 return
         if status is not None and 400 <= status < 500 and not retryable:

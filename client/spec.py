@@ -12,7 +12,7 @@ Secrets (``api_key``, ``judge_api_key``, ``server_token``) are held here for the
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,3 @@ class RunSpec:
                 v = "***" if v else None
             out[f.name] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v
         return {**out, "command": dict(self.command)}
-
-    def with_(self, **changes: Any) -> "RunSpec":
-        return RunSpec(**{**asdict(self), **changes})

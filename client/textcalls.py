@@ -34,7 +34,6 @@ from typing import Any, Iterable, Sequence
 
 from .providers.base import ToolCall, ToolResult
 
-FORMS = ("text:hermes", "text:mistral", "text:functions", "text:fenced", "text:json")
 DEFAULT_MAX_CALLS = 8
 _RAW_KEEP = 2000  # characters of the source kept per call (records stay small when a model rambles)
 _MAX_DESCENT = 3  # how far the scanner looks inside brackets that did not parse (keeps the work linear)

@@ -110,3 +110,7 @@ def disputed_ranges(calendar: str) -> tuple[tuple[int, int], ...]:
 def disputed_days(calendar: str) -> frozenset[int]:
     """Every disputed day (ordinal) of `calendar`."""
     return frozenset(n for a, b in disputed_ranges(calendar) for n in range(a, b + 1))
+
+
+__all__ = ["DISPUTED_CALENDARS", "Dispute", "dispute", "dispute_of", "disputed_days", "disputed_ranges",
+           "is_disputed", "other_ordinal"]

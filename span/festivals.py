@@ -291,3 +291,7 @@ def occurrences_in_year(festival: Festival | str, calendar: str, year: int) -> l
 
 def occurrences_in_gregorian_year(festival: Festival | str, gregorian_year: int) -> list[CalendarDate]:
     return occurrences_in_year(festival, "gregorian", gregorian_year)
+
+
+__all__ = ["FESTIVALS", "Festival", "alexandrian_christmas", "date_in_year", "find", "julian_easter", "names",
+           "occurrences_in_gregorian_year", "occurrences_in_year"]

@@ -81,7 +81,9 @@ def test_schema_and_unique_ids(instances):
     vkeys = ["unit", "offset", "sense", "reference_date", "reference_text", "festival", "expected_date",
              "expected_text", "date_format"]
     for i in instances:
-        assert list(i) == keys and list(i["variables"]) == vkeys
+        # "disputed" follows only where the gold crosses a day the calendar's sources dispute (2095-05-05: Qixi
+        # and the Ghost Festival of 2097)
+        assert list(i) in (keys, keys + ["disputed"]) and list(i["variables"]) == vkeys
         assert i["variables"]["date_format"] == "paper"
     ids = [i["id"] for i in instances]
     assert len(set(ids)) == 1780

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from client.report import command, synthetic as sy, tokens
+from client.report import command, tokens
+from tests.fakes import synthetic_runs as sy
 
 
 @pytest.fixture(autouse=True)

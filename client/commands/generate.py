@@ -162,7 +162,7 @@ class _Terminated(BaseException):
     """SIGTERM, raised where the generator is, so the partial file is removed on the way out."""
 
 
-def _terminated(signum, frame):
+def _terminated(_signum, _frame):
     raise _Terminated()
 
 

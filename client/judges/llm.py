@@ -186,7 +186,6 @@ class LLMJudge:
             raise ValueError("max_attempts must be at least 1")
         self.ask = ask
         self.max_attempts = max_attempts
-        self.prompt_sha256 = PROMPT_SHA256
 
     async def judge(self, question: str, response: str | None, answer: str) -> LLMVerdict:
         user = render_user(question, "" if response is None else response, answer)

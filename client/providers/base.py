@@ -70,8 +70,6 @@ class Provider(ABC):
 
     label: str
     is_llm: bool = True
-    supports_tools: bool = True
-    requires_tools: bool = False
     final_turn_keeps_tools: bool = False  # generate_without_tools sends the tools with tool_choice "none"
 
     @abstractmethod

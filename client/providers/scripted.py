@@ -62,7 +62,6 @@ class _Offline(Provider):
 
 class ReferenceAgent(_Offline):
     label = "reference"
-    requires_tools = True
     description = ("deterministic offline reference agent (not an LLM): parses the question and answers "
                    "only from the MCP tools' results")
 
@@ -103,7 +102,6 @@ class ReferenceAgent(_Offline):
 
 class BaselineAgent(_Offline):
     label = "baseline"
-    supports_tools = False
     description = ("trivial offline baseline (not an LLM): answers 'Yes' to every polar question and copies "
                    "the question's reference date as the answer to every content question")
 

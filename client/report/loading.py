@@ -33,8 +33,6 @@ class Run:
     summary: dict | None
     records: list[dict]  # one per instance: its first attempt (the arms are compared instance by instance)
     warnings: list[str] = field(default_factory=list)
-    truncated_last_line: bool = False
-    n_bad_lines: int = 0
     attempts: list[dict] = field(default_factory=list)  # every attempt (--epochs), few fields each
 
     @property
@@ -147,7 +145,7 @@ def load_run(path: str | Path) -> Run:
     if missing_correct:
         warnings.append(f"{results}: {missing_correct} line(s) have no 'correct' field; "
                         f"counted as unscored")
-    return Run(p, meta, summary, records, warnings, truncated, len(bad), attempts=attempts)
+    return Run(p, meta, summary, records, warnings, attempts=attempts)
 
 
 @dataclass

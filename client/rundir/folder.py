@@ -198,10 +198,6 @@ class RunFolder:
             if r.obj is not None:
                 yield r.obj
 
-    def typed_records(self) -> Iterator[ResultLine]:
-        for obj in self.records():
-            yield ResultLine.model_validate(obj)
-
     def prepare_resume(self, *, force: bool = False) -> set[tuple[str, int]]:
         """Make results.jsonl resumable; return the (id, attempt) pairs already finished (not errors; the
         attempt is 1 for a line without ``epoch``).

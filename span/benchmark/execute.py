@@ -28,18 +28,14 @@ class CachedSearch:
         self._func = func
         self._cache: dict = {}
         self._maxsize = maxsize
-        self.calls = 0
-        self.misses = 0
 
     def __call__(self, *args, **kwargs):
-        self.calls += 1
         if isinstance(kwargs.get("targets"), list):  # the Umm al-Qura code passes a list: key and call alike
             kwargs["targets"] = tuple(kwargs["targets"])
         # other lists are not hashable either: key them as tuples
         key = (args, tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kwargs.items())))
         hit = self._cache.get(key)
         if hit is None:
-            self.misses += 1
             if len(self._cache) >= self._maxsize:
                 self._cache.clear()
             hit = self._cache[key] = self._func(*args, **kwargs)

@@ -17,7 +17,6 @@ from datetime import date
 from typing import Any, Iterable, Iterator, Protocol
 
 CORRECT, INCORRECT, NOT_ATTEMPTED = "CORRECT", "INCORRECT", "NOT_ATTEMPTED"
-VERDICTS = (CORRECT, INCORRECT, NOT_ATTEMPTED)
 
 
 @dataclass(frozen=True)

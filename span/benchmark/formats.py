@@ -72,10 +72,6 @@ CALENDAR_FAMILIES: dict[str, tuple[str, ...]] = {
 ALL_FAMILIES = tuple(FAMILIES)
 
 
-def families_for(calendar: str) -> tuple[str, ...]:
-    return CALENDAR_FAMILIES[get_calendar(calendar).name]
-
-
 def note_of(family: str) -> str | None:
     return FAMILIES[family][1]
 

@@ -16,7 +16,6 @@ class Alexandrian(Calendar):
     """Twelve 30-day months and a short 13th; what the Coptic and Ethiopian calendars share."""
 
     epoch: int = 0  # ordinal of 1st day of month 1 of year 1
-    short_month: str = ""
     notes_by_month = {13: "5 days, 6 in a leap year (year % 4 == 3)"}
 
     def is_leap(self, year: int) -> bool:

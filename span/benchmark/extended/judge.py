@@ -150,7 +150,7 @@ def _mentions(text: str, instance: dict) -> list[tuple[int, int, str]]:
 
 
 def _hedged(sentence: str, mentions: list[tuple[int, int, str]], offset: int) -> bool:
-    for (s1, e1, l1), (s2, _e2, l2) in zip(mentions, mentions[1:]):
+    for (_s1, e1, l1), (s2, _e2, l2) in zip(mentions, mentions[1:]):
         if l1 != l2 and re.fullmatch(r"[\s,)\]]*or\s+(?:option\s+|maybe\s+|possibly\s+)?[(\[]?\s*",
                                      sentence[e1 - offset:s2 - offset], re.IGNORECASE):
             return True

@@ -102,7 +102,7 @@ def results(insts: list[dict], model: str, mode: str, p_correct: float | Callabl
 
 def write_run(folder: str | Path, rows: list[dict], *, truncate_last: bool = False) -> Path:
     """A run folder in the real layout (client.rundir), optionally with a cut-off last line."""
-    from ..rundir import RunFolder, RunInfo, summarize
+    from client.rundir import RunFolder, RunInfo, summarize
 
     run = RunFolder(folder)
     run.create()
