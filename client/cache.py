@@ -112,7 +112,7 @@ class ResponseCache:
     def __init__(self, root: Path | str | None = None):
         self.root = Path(root).expanduser() if root is not None else default_cache_dir()
         self.dir = self.root / SUBDIR
-        self.stored = self.corrupt = self.store_errors = 0
+        self.corrupt = 0  # damaged entries met (each a miss)
         self._warned = False
         self._private_dir(self.root, create_parents=True)
         self._private_dir(self.dir)
@@ -176,10 +176,8 @@ class ResponseCache:
                 f.write(data)
             os.replace(tmp, p)
             tmp = None
-            self.stored += 1
             return True
         except (OSError, CacheError, TypeError, ValueError) as e:
-            self.store_errors += 1
             if not self._warned:
                 self._warned = True
                 print(f"span-client: warning: the response cache could not store a reply ({e}); the run goes "
@@ -199,7 +197,7 @@ class CachingProvider(WrappedProvider):
     def __init__(self, inner: Provider, cache: ResponseCache):
         super().__init__(inner)
         self.cache = cache
-        self.hits = self.misses = 0
+        self.hits = 0
 
     def key(self, system: str, messages: list[dict], tools: list[dict] | None, final_turn: bool = False) -> str | None:
         try:
@@ -225,7 +223,6 @@ class CachingProvider(WrappedProvider):
                     meter.cache_hits += 1
                 return reply
         reply = await ask()  # raises: nothing is stored
-        self.misses += 1
         if key is not None:
             self.cache.put(key, reply)
         return reply

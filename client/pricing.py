@@ -23,8 +23,6 @@ import re
 from dataclasses import dataclass
 
 PRICES_AS_OF = "2026-08-05"
-PRICE_SOURCE = ("llm-prices data (github.com/simonw/llm-prices @723ef0bd, 2026-08-05), checked against "
-                "Anthropic's and OpenAI's pricing pages")
 BATCH_DISCOUNT = {"openai": 0.5, "anthropic": 0.5}  # both: 50 % off input and output through the Batch API
 
 # USD per million tokens: (input, output)

@@ -16,7 +16,6 @@ from .pricing import Price, format_usd
 from .providers.base import ModelReply, Provider, ProviderError
 from .rundir.batches import BatchRecords
 
-BATCH_ARMS = ("unaided",)
 BATCH_REFUSAL = ("--batch answers the unaided arm only: a with-tools or Time Agent instance needs the model's "
                  "reply before it can send its next request, and a batch answers everything at once, up to 24 h "
                  "later; run that arm without --batch")
@@ -74,10 +73,6 @@ def attempts_to_do(instances: Iterable[dict], epochs: int, done: set[tuple[str, 
         for inst in pending:
             if (str(inst["id"]), e) not in done:
                 yield inst, e
-
-
-def done_attempts(lines: Iterable[dict]) -> set[tuple[str, int]]:
-    return {(str(line.get("id")), attempt_of(line)) for line in lines}
 
 
 async def collect_batch(provider: Provider, solve: Callable[[Provider, dict], Awaitable[Any]],

@@ -44,7 +44,7 @@ async def test_a_repeated_request_is_served_from_the_cache(tmp_path):
         # a new provider object over the same folder (another run, another process) hits too
         p2 = CachingProvider(_openai(fake), ResponseCache(tmp_path / "c"))
         assert (await p2.generate(SYSTEM, _msgs(), None, 10)).text == "Final answer: 0"
-        assert fake.count == 1 and (p.hits, p.misses, p2.hits) == (1, 1, 1)
+        assert fake.count == 1 and (p.hits, p2.hits) == (1, 1)
         await p.aclose()
         await p2.aclose()
 
@@ -209,7 +209,7 @@ def test_an_unwritable_cache_warns_once_and_the_run_goes_on(tmp_path, capsys):
     for key in (KEY, "cd" * 32):  # a file where the entry's folder should be (root writes anywhere)
         (cache.dir / key[:2]).write_text("in the way")
     assert not cache.put(KEY, _reply()) and not cache.put("cd" * 32, _reply())
-    assert capsys.readouterr().err.count("could not store") == 1 and cache.store_errors == 2
+    assert capsys.readouterr().err.count("could not store") == 1
 
 
 def test_default_folder_follows_xdg(monkeypatch, tmp_path):

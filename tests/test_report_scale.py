@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from client.report import command, synthetic as sy
+from client.report import command
+from tests.fakes import synthetic_runs as sy
 
 
 @pytest.fixture(autouse=True)

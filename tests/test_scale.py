@@ -12,8 +12,7 @@ from client.metering import attempt_scope
 from client.pricing import resolve_price
 from client.providers.anthropic_provider import AnthropicProvider
 from client.providers.openai_provider import OpenAIProvider
-from client.scale import (attempts_to_do, collect_batch, done_attempts, figures_text, provider_stack,
-                          run_figures)
+from client.scale import attempts_to_do, collect_batch, figures_text, provider_stack, run_figures
 from client.solvers.chat import ChatSolver
 from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch
 from tests.fakes.instances import toy_instances
@@ -97,8 +96,7 @@ def test_attempts_owed_first_attempts_first_and_resumed_per_attempt():
     items = [{"id": "a"}, {"id": "b"}]
     assert [(i["id"], e) for i, e in attempts_to_do(items, 3, set())] == \
         [("a", 1), ("b", 1), ("a", 2), ("b", 2), ("a", 3), ("b", 3)]
-    done = done_attempts([{"id": "a", "epoch": 2}, {"id": "b"}])  # b: a line from before --epochs (attempt 1)
-    assert done == {("a", 2), ("b", 1)}
+    done = {("a", 2), ("b", 1)}
     assert [(i["id"], e) for i, e in attempts_to_do(items, 3, done)] == [("a", 1), ("b", 2), ("a", 3), ("b", 3)]
 
 

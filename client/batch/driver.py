@@ -54,7 +54,6 @@ class BatchDriver:
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, progress_every: float = 60.0):
         self.backend, self.store, self.owner = backend, store, owner
         self.poll_every, self.say, self.sleep, self.progress_every = poll_every, say, sleep, progress_every
-        self.submitted = 0  # batches created by this call (a resumed wait creates none)
 
     async def collect(self, bodies: dict[str, dict]) -> dict[str, ModelReply | ProviderError]:
         records = self.store.load()
@@ -84,7 +83,6 @@ class BatchDriver:
                 raise BatchError(f"could not submit the batch of {len(chunk)} requests: {e}") from None
             rec.update(ids, status="submitted")
             self.store.save(records)
-            self.submitted += 1
             self.say(f"batch {rec['id']} submitted: {len(chunk)} requests ({self.backend.kind} Batch API)")
             await self._finish(rec, records, set(chunk), answers)
         return answers

@@ -36,7 +36,6 @@ class BatchAnsweredProvider(WrappedProvider):
     def __init__(self, inner: Provider, answers: dict[str, ModelReply | ProviderError]):
         super().__init__(inner)
         self.answers = answers
-        self.served = 0
 
     async def generate_without_tools(self, system, messages, tools, timeout) -> ModelReply:
         raise ProviderError("a tool loop's last turn cannot be batched", retryable=False, kind="batch")
@@ -48,5 +47,4 @@ class BatchAnsweredProvider(WrappedProvider):
                                 "batched)", retryable=False, kind="batch")
         if isinstance(got, ProviderError):
             raise ProviderError(str(got), retryable=False, status=got.status, kind=got.kind)  # a fresh one per use
-        self.served += 1
         return got

@@ -14,8 +14,6 @@ class WrappedProvider(Provider):
         self.inner = inner
         self.label = inner.label
         self.is_llm = inner.is_llm
-        self.supports_tools = inner.supports_tools
-        self.requires_tools = inner.requires_tools
         self.final_turn_keeps_tools = inner.final_turn_keeps_tools
 
     def __getattr__(self, name: str) -> Any:  # model, base_url, client, request_body … (pre-flight, batches)
