@@ -22,6 +22,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from dataclasses import replace
 import time
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def bench_cache(f: Path, tmp: Path, a) -> None:
         rows = []
         for label, out in (("first run", tmp / "cache-run1"), ("repeated run", tmp / "cache-run2")):
             before = fake.count
-            secs, summary = timed_run(base.with_(out_dir=out))
+            secs, summary = timed_run(replace(base, out_dir=out))
             rows.append((label, fake.count - before, secs, summary))
     same = results(tmp / "cache-run1") == results(tmp / "cache-run2")
     print(f"cache: {a.n} instances, unaided, latency {a.latency} s, concurrency {a.concurrency}")
@@ -83,7 +84,7 @@ def bench_batch(f: Path, tmp: Path, a) -> None:
                            out_dir=tmp / f"{kind}-live", concurrency=a.concurrency, quiet=True)
             t_live, _ = timed_run(spec)
             n_live = fake.count
-            t_batch, _ = timed_run(spec.with_(out_dir=tmp / f"{kind}-batch", batch=True, batch_poll=a.poll))
+            t_batch, _ = timed_run(replace(spec, out_dir=tmp / f"{kind}-batch", batch=True, batch_poll=a.poll))
             same = results(tmp / f"{kind}-live") == results(tmp / f"{kind}-batch")
             waited = a.polls * a.poll
             print(f"  {kind:9s} live {t_live:6.2f} s ({n_live} requests)   batch {t_batch:6.2f} s "
