@@ -208,6 +208,7 @@ def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: 
     """Per-mode figures from a run folder's results.jsonl (the client's own counting for accuracy and the
     content / polar split: client.rundir.counts)."""
     from client.rundir.counts import FormatTally, Tally, is_error
+    from client.rundir.summary import call_kind
 
     lines = []
     path = run_dir / "results.jsonl"
@@ -229,11 +230,7 @@ def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: 
         if counted is not None and answered > 0:
             tokens += counted
             req_counted += answered
-    forms: Counter = Counter()
-    for r in lines:
-        for call in r.get("tool_calls") or []:
-            form = str(call.get("form") or "native")
-            forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
+    forms = Counter(call_kind(call) for r in lines for call in r.get("tool_calls") or [])
     runs = [x for r in lines for x in (r.get("code_runs") or [])]
     n = len(lines)
     return {

@@ -40,11 +40,10 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
         if verdicts.get("rules") and verdicts.get("llm"):
             pairs.append((verdicts["rules"].get("verdict"), verdicts["llm"].get("verdict")))
         calls = r.get("tool_calls") or []
-        if any(not str(t.get("form", "native")).endswith("unparsed") for t in calls):
+        if any(call_kind(t) != "unparsed" for t in calls):
             with_calls += 1
         for t in calls:
-            form = str(t.get("form") or "native")
-            forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
+            forms[call_kind(t)] += 1
         repeats += r.get("repeats_caught") or 0
         with_repeats += bool(r.get("repeats_caught"))
         if r.get("final_turn"):
@@ -105,6 +104,14 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
         out["code_runs"] = {"instances_with_code": n_code, "instances_with_failed_code": code_failed,
                             "answers_without_code": no_code, "code_reminders": reminders}
     return out
+
+
+def call_kind(call: dict) -> str:
+    """native | text | unparsed (an attempt that could not be run: its form says how it was written)."""
+    form = str(call.get("form") or "native")
+    if call.get("unusable") or form.endswith("unparsed"):
+        return "unparsed"
+    return "text" if form.startswith("text") else "native"
 
 
 def _agreement(pairs: list[tuple]) -> dict | None:
