@@ -4,7 +4,7 @@ model's behaviour (repeated tool calls caught, final requests without tools, ans
 
 from __future__ import annotations
 
-from ..rundir.counts import FormatTally, one_word_warning
+from ..rundir.counts import ActionTally, FormatTally, one_word_warning
 from .loading import Series
 from .formatting import cell, md_table, mode_label, pct
 
@@ -16,26 +16,18 @@ def answer_figures(series_list: list[Series]) -> list[dict]:
     (with tools), answers given without any code run (Time Agent)."""
     rows = []
     for s in series_list:
-        formats = FormatTally()
-        repeats = with_repeats = final_turns = final_answers = no_code = reminders = 0
+        formats, actions = FormatTally(), ActionTally()
         for r in s.records:
             formats.add(r)
-            repeats += r.get("repeats_caught") or 0
-            with_repeats += bool(r.get("repeats_caught"))
-            if r.get("final_turn"):
-                final_turns += 1
-                final_answers += r.get("final_answer") is not None and not r.get("error")
-            no_code += bool(r.get("answered_without_code"))
-            reminders += bool(r.get("code_reminder"))
+            actions.add(r)
         f = formats.result()
         warning = one_word_warning(f)
         row = {"model": s.model, "mode": s.mode, "label": s.label, **f, "one_word_warning": warning}
         if s.mode == "with_tools":
-            row["loop_guard"] = {"repeats_caught": repeats, "instances_with_repeats": with_repeats,
-                                 "final_turns": final_turns, "final_turn_answers": final_answers}
+            row["loop_guard"] = actions.loop_guard()
         if s.mode == "time_agent":
-            row["answers_without_code"] = no_code
-            row["code_reminders"] = reminders
+            row["answers_without_code"] = actions.answers_without_code
+            row["code_reminders"] = actions.code_reminders
         rows.append(row)
     return rows
 
