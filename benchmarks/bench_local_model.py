@@ -207,17 +207,19 @@ def main(argv: list[str] | None = None) -> int:
 def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: int | None = None) -> dict:
     """Per-mode figures from a run folder's results.jsonl (the client's own counting for accuracy and the
     content / polar split: client.rundir.counts)."""
-    from client.rundir.counts import FormatTally, Tally, is_error
+    from client.rundir.counts import ActionTally, FormatTally, Tally
+    from client.rundir.summary import call_kind
 
     lines = []
     path = run_dir / "results.jsonl"
     if path.exists():
         with open(path, encoding="utf-8") as f:
             lines = [json.loads(x) for x in f if x.strip()]
-    tally, formats = Tally(), FormatTally()
+    tally, formats, actions = Tally(), FormatTally(), ActionTally()
     for r in lines:
         tally.add(r)
         formats.add(r)
+        actions.add(r)
     c, f = tally.result(), formats.result()
     requests = sum(int(r.get("turns") or 0) for r in lines)
     # usage sums the answered requests only: an instance that ended in an error has one request (the
@@ -229,11 +231,7 @@ def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: 
         if counted is not None and answered > 0:
             tokens += counted
             req_counted += answered
-    forms: Counter = Counter()
-    for r in lines:
-        for call in r.get("tool_calls") or []:
-            form = str(call.get("form") or "native")
-            forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
+    forms = Counter(call_kind(call) for r in lines for call in r.get("tool_calls") or [])
     runs = [x for r in lines for x in (r.get("code_runs") or [])]
     n = len(lines)
     return {
@@ -250,14 +248,10 @@ def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: 
         "seconds_per_instance": round(wall_s / n, 1) if wall_s is not None and n else None,
         "instances_with_tool_calls": sum(1 for r in lines if r.get("tool_calls")),
         "tool_calls": {"native": forms["native"], "text": forms["text"], "unparsed": forms["unparsed"]},
-        "repeats_caught": sum(r.get("repeats_caught") or 0 for r in lines),
-        "final_turns": sum(1 for r in lines if r.get("final_turn")),
-        "final_turn_answers": sum(1 for r in lines if r.get("final_turn") and r.get("final_answer") is not None
-                                  and not is_error(r)),
+        **actions.loop_guard(),
         "instances_with_code": sum(1 for r in lines if r.get("code_runs")),
         "code_runs": len(runs), "code_runs_failed": sum(1 for x in runs if x.get("exit_reason") != "ok"),
-        "answers_without_code": sum(1 for r in lines if r.get("answered_without_code")),
-        "code_reminders": sum(1 for r in lines if r.get("code_reminder")),
+        "answers_without_code": actions.answers_without_code, "code_reminders": actions.code_reminders,
         "wall_s": round(wall_s, 1) if wall_s is not None else None, "exit_code": exit_code,
     }
 

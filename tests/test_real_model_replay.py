@@ -63,7 +63,10 @@ def test_real_repeated_unusable_call_gets_a_final_turn_and_a_judged_answer(tmp_p
     assert line["stop_reason"] == "answered" and line["final_answer"] == "Final answer: 2025-7-1"
     assert line["correct"] is False and line["verdicts"]["rules"]["verdict"] == "INCORRECT"  # judged
     assert "tools" not in seen[-1] and "No more tool calls can be made" in seen[-1]["messages"][-1]["content"]
-    assert [c["form"] for c in line["tool_calls"]] == ["text:json"]  # one unusable attempt, recorded once
+    [call] = line["tool_calls"]  # one unusable attempt, recorded once
+    assert call["form"] == "text:json" and call["unusable"] is True
+    calls = json.loads((tmp_path / "run" / "summary.json").read_text())["tool_calls"]
+    assert calls == {"native": 0, "text": 0, "unparsed": 1, "instances_with_calls": 0}
 
 
 def test_real_repeated_call_answered_after_being_told_it_has_the_result(tmp_path):

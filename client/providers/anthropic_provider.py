@@ -17,6 +17,7 @@ def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
 
 class AnthropicProvider(Provider):
     final_turn_keeps_tools = True
+
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float | None = None,
                  max_tokens: int = 2048, timeout: float | None = None):
         import anthropic

@@ -10,9 +10,7 @@ import numpy as np
 from span import CALENDAR_NAMES, get_calendar
 from span.benchmark import families
 
-from ..rundir.counts import FormatTally, one_word_warning
-
-from . import scale, stats, tokens as tok_mod, validity
+from . import answers, scale, stats, tokens as tok_mod, validity
 from .loading import Series
 
 CALENDAR_ORDER = tuple(CALENDAR_NAMES)  # the paper's order, from the calendar core
@@ -225,37 +223,6 @@ def code_runs(series_list: list[Series]) -> list[dict]:
     return rows
 
 
-def answer_figures(series_list: list[Series]) -> list[dict]:
-    """Per series, the figures a constant answer cannot carry: content and polar accuracy apart, the share
-    of polar answers that are "Yes" (a warning when one word makes up nearly all of them), and what the
-    client did about the model's behaviour — repeated tool calls caught and final requests without tools
-    (with tools), answers given without any code run (Time Agent)."""
-    rows = []
-    for s in series_list:
-        formats = FormatTally()
-        repeats = with_repeats = final_turns = final_answers = no_code = reminders = 0
-        for r in s.records:
-            formats.add(r)
-            repeats += r.get("repeats_caught") or 0
-            with_repeats += bool(r.get("repeats_caught"))
-            if r.get("final_turn"):
-                final_turns += 1
-                final_answers += r.get("final_answer") is not None and not r.get("error")
-            no_code += bool(r.get("answered_without_code"))
-            reminders += bool(r.get("code_reminder"))
-        f = formats.result()
-        warning = one_word_warning(f)
-        row = {"model": s.model, "mode": s.mode, "label": s.label, **f, "one_word_warning": warning}
-        if s.mode == "with_tools":
-            row["loop_guard"] = {"repeats_caught": repeats, "instances_with_repeats": with_repeats,
-                                 "final_turns": final_turns, "final_turn_answers": final_answers}
-        if s.mode == "time_agent":
-            row["answers_without_code"] = no_code
-            row["code_reminders"] = reminders
-        rows.append(row)
-    return rows
-
-
 def instance_sets(series_list: list[Series], warnings: list[str]) -> dict:
     sets = {s.label: s.ids for s in series_list}
     if not sets:
@@ -303,7 +270,7 @@ def analyse(series_list: list[Series], *, n_resamples: int, seed: int,
         "significance": significance(series_list, n_resamples, seed),
         "paired": paired_arms(series_list, n_resamples, seed, warnings),
         "code_runs": code_runs(series_list),
-        "answers": answer_figures(series_list),
+        "answers": answers.answer_figures(series_list),
         "agreement": agreement(series_list),
         "validity": validity.umm_al_qura_check(series_list),
         "scale": [scale.scale_block(s) for s in series_list],

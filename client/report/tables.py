@@ -5,46 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from . import answers
 from .analysis import COMPARISONS, DIMENSIONS, level_label
+from .formatting import cell, md_table, mode_label, num, pct, signed
 from .stats import FEW_DISCORDANT, format_kappa, format_p
-
-
-def pct(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None else f"{100 * x:.{digits}f}%"
-
-
-def num(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
-def signed(x: float | None, digits: int = 3) -> str:
-    return "n/a" if x is None else f"{x:+.{digits}f}"
-
-
-def cell(c: dict | None) -> str:
-    """'45.2% (113/250)' plus what is outside the denominator."""
-    if not c or not c.get("n"):
-        return "–"
-    s = f"{pct(c['accuracy'])} ({c['n_correct']}/{c['n_scored']})"
-    extra = []
-    if c.get("n_unscored"):
-        extra.append(f"{c['n_unscored']} unscored")
-    if extra:
-        s += " [" + ", ".join(extra) + "]"
-    return s
-
-
-def md_table(header: list[str], rows: list[list[str]], align: str | None = None) -> str:
-    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")  # noqa: E731
-    align = align or ("l" + "r" * (len(header) - 1))
-    sep = ["---:" if a == "r" else ":---:" if a == "c" else "---" for a in align]
-    lines = ["| " + " | ".join(esc(h) for h in header) + " |", "| " + " | ".join(sep) + " |"]
-    lines += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def mode_label(mode: str) -> str:
-    return mode.replace("_", " ")
 
 
 # ------------------------------------------------------------------------------------------ CSV
@@ -100,7 +64,7 @@ def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
          "few_discordant", "n_a_right_b_wrong", "n_b_right_a_wrong",
          "n_both_right", "n_both_wrong", "n_resamples", "seed", "note"])
     if rep.get("answers"):
-        put("answers_by_format.csv", [_answer_row(a) for a in rep["answers"]],
+        put("answers_by_format.csv", [answers.csv_row(a) for a in rep["answers"]],
             ["model", "mode", "content_n_scored", "content_n_correct", "content_accuracy", "polar_n_scored",
              "polar_n_correct", "polar_accuracy", "polar_yes", "polar_no", "polar_neither", "polar_yes_share",
              "polar_gold_yes_share", "repeats_caught", "final_turns", "final_turn_answers", "answers_without_code",
@@ -130,18 +94,6 @@ def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
              "share_of_wrong", "n_tabular_equals_uaq", "n_matches_gold", "n_no_date_found",
              "n_outside_umm_al_qura_range", "n_other"])
     return files
-
-
-def _answer_row(a: dict) -> dict:
-    row = {"model": a["model"], "mode": a["mode"], **a.get("loop_guard", {}),
-           "answers_without_code": a.get("answers_without_code"), "code_reminders": a.get("code_reminders")}
-    for fmt in ("content", "polar"):
-        for k in ("n_scored", "n_correct", "accuracy"):
-            row[f"{fmt}_{k}"] = a[fmt][k]
-    pa = a["polar_answers"]
-    row.update({"polar_yes": pa["yes"], "polar_no": pa["no"], "polar_neither": pa["neither"],
-                "polar_yes_share": pa["yes_share"], "polar_gold_yes_share": pa["gold_yes_share"]})
-    return row
 
 
 # ------------------------------------------------------------------------------------- markdown
@@ -191,7 +143,7 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
                       f"{s['overall']['n_disputed_correct']} answered as the gold says" for s in disputed)
           + ". `generate --exclude-disputed` leaves them out.\n")
 
-    _answers_section(w, rep.get("answers") or [])
+    answers.render(w, rep.get("answers") or [])
 
     for dim, title in DIMENSIONS.items():
         levels: list[str] = []
@@ -341,50 +293,6 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
         w(f"- [`{f}`]({f})")
     w("")
     return "\n".join(out)
-
-
-def _answers_section(w, answers: list[dict]) -> None:
-    """Content and polar accuracy apart, the polar answers' words, and what the client did about the
-    model's behaviour (repeated tool calls, final requests without tools, answers without code)."""
-    if not answers:
-        return
-    w("## Content and polar questions\n")
-    w("A constant answer can carry polar (yes/no) questions: under the paper's protocol every polar gold is "
-      "\"Yes\", so a model that always says \"Yes\" scores 100% on them without any work, and 50% on "
-      "balanced questions (`span-client generate --polar-negatives`). Content questions (a date to give) "
-      "cannot be carried that way. *\"Yes\" share*: of the polar answers the rules judge read as yes or no.\n")
-    rows = []
-    for a in answers:
-        pa = a["polar_answers"]
-        rows.append([a["model"], mode_label(a["mode"]), cell(a["content"]), cell(a["polar"]),
-                     f"{pct(pa['yes_share'], 0)} ({pa['yes']}/{pa['yes'] + pa['no']})" if pa["yes_share"] is not None
-                     else "n/a", pct(pa["gold_yes_share"], 0), str(pa["neither"])])
-    w(md_table(["Model", "Mode", "Content accuracy", "Polar accuracy", "\"Yes\" share of polar answers",
-                "\"Yes\" share of polar golds", "Polar answers without yes/no"], rows, "llrrrrr"))
-    w("")
-    for a in answers:
-        if a["one_word_warning"]:
-            w(f"- **Warning — {a['label']}:** {a['one_word_warning']}.")
-    if any(a["one_word_warning"] for a in answers):
-        w("")
-    tools = [a for a in answers if "loop_guard" in a]
-    if tools:
-        w("With tools, a call identical to one the model already made in the instance is not run again (its "
-          "result says so); at the second repeat, or at `--max-turns`, one last request without tools asks for "
-          "the answer.\n")
-        w(md_table(["Model", "Repeated calls caught", "Instances with repeats", "Final requests without tools",
-                    "Answered in the final request"],
-                   [[a["model"], str(a["loop_guard"]["repeats_caught"]), str(a["loop_guard"]["instances_with_repeats"]),
-                     str(a["loop_guard"]["final_turns"]), str(a["loop_guard"]["final_turn_answers"])] for a in tools],
-                   "lrrrr"))
-        w("")
-    agents = [a for a in answers if "answers_without_code" in a]
-    if agents:
-        w("Time Agent: a first reply without a program is reminded once to write one; *answers without code* "
-          "are final answers given without any program having run.\n")
-        w(md_table(["Model", "Answers without code", "Reminded to write a program"],
-                   [[a["model"], str(a["answers_without_code"]), str(a["code_reminders"])] for a in agents], "lrr"))
-        w("")
 
 
 def _dates_text(dates: list[str]) -> str:

@@ -163,3 +163,26 @@ def one_word_warning(formats: dict) -> str | None:
         text += (f". {100 * gold:.0f}% of the polar golds are \"Yes\" (the paper's protocol): for balanced polar "
                  f"questions generate the instances with `span-client generate --polar-negatives`")
     return text
+
+
+class ActionTally:
+    """What the client did about a model's behaviour: repeated tool calls not run again and the final
+    requests without tools (with tools; ``final_turn_answers``: those that got an answer), and the Time
+    Agent's reminders to write a program and answers given without any code run."""
+
+    def __init__(self) -> None:
+        self.repeats_caught = self.instances_with_repeats = self.final_turns = self.final_turn_answers = 0
+        self.answers_without_code = self.code_reminders = 0
+
+    def add(self, r: dict) -> None:
+        self.repeats_caught += r.get("repeats_caught") or 0
+        self.instances_with_repeats += bool(r.get("repeats_caught"))
+        if r.get("final_turn"):
+            self.final_turns += 1
+            self.final_turn_answers += r.get("final_answer") is not None and not is_error(r)
+        self.answers_without_code += bool(r.get("answered_without_code"))
+        self.code_reminders += bool(r.get("code_reminder"))
+
+    def loop_guard(self) -> dict:
+        return {"repeats_caught": self.repeats_caught, "instances_with_repeats": self.instances_with_repeats,
+                "final_turns": self.final_turns, "final_turn_answers": self.final_turn_answers}

@@ -45,6 +45,7 @@ class ToolCallRecord(_Record):
     is_error: bool = True
     turn: int | None = None
     form: str = "native"
+    unusable: bool | None = None  # an attempt that could not be run (invalid JSON, cut off …): never executed
 
 
 class CodeRun(_Record):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
-from .counts import FormatTally, Tally, is_error, one_word_warning
+from .counts import ActionTally, FormatTally, Tally, one_word_warning
 
 # A with-tools run in which fewer instances than this share used a tool did not measure the tools.
 MIN_TOOL_USE_SHARE = 0.1
@@ -17,13 +17,13 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
     """Counts over result lines; with ``ids``, only the lines of those instances (the current set)."""
     tally = Tally()
     formats = FormatTally()
+    actions = ActionTally()
     stop_reasons: Counter = Counter()
     errors_by_kind: Counter = Counter()
     per_judge: dict[str, Counter] = {}
     pairs: list[tuple[str | None, str | None]] = []
     forms: Counter = Counter()
     with_calls = code_failed = n_code = prompt_tokens = requests = prompt_chars = char_requests = 0
-    repeats = with_repeats = final_turns = final_answers = no_code = reminders = 0
     for r in records:  # streamed: a run's lines with their transcripts can be hundreds of MB
         if ids is not None and r["id"] not in ids:
             continue
@@ -40,18 +40,11 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
         if verdicts.get("rules") and verdicts.get("llm"):
             pairs.append((verdicts["rules"].get("verdict"), verdicts["llm"].get("verdict")))
         calls = r.get("tool_calls") or []
-        if any(not str(t.get("form", "native")).endswith("unparsed") for t in calls):
+        if any(call_kind(t) != "unparsed" for t in calls):
             with_calls += 1
         for t in calls:
-            form = str(t.get("form") or "native")
-            forms["unparsed" if form.endswith("unparsed") else "text" if form.startswith("text") else "native"] += 1
-        repeats += r.get("repeats_caught") or 0
-        with_repeats += bool(r.get("repeats_caught"))
-        if r.get("final_turn"):
-            final_turns += 1
-            final_answers += r.get("final_answer") is not None and not is_error(r)
-        no_code += bool(r.get("answered_without_code"))
-        reminders += bool(r.get("code_reminder"))
+            forms[call_kind(t)] += 1
+        actions.add(r)
         runs = r.get("code_runs") or []
         n_code += bool(runs)
         code_failed += any(x.get("exit_reason") != "ok" for x in runs)
@@ -93,8 +86,7 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
         out["tool_calls"] = {"native": forms["native"], "text": forms["text"], "unparsed": forms["unparsed"],
                              "instances_with_calls": with_calls}
         # the loop guard: repeated calls not run again, and the final requests without tools it made
-        out["loop_guard"] = {"repeats_caught": repeats, "instances_with_repeats": with_repeats,
-                             "final_turns": final_turns, "final_turn_answers": final_answers}
+        out["loop_guard"] = actions.loop_guard()
         answered = c["n"] - c["n_errors"]
         if answered and with_calls < MIN_TOOL_USE_SHARE * answered:
             out["warnings"].append(
@@ -105,8 +97,17 @@ def summarize(records: Iterable[dict], model: str | None = None, mode: str | Non
                 f"--tool-calls native hides text-form calls")
     if mode == "time_agent":
         out["code_runs"] = {"instances_with_code": n_code, "instances_with_failed_code": code_failed,
-                            "answers_without_code": no_code, "code_reminders": reminders}
+                            "answers_without_code": actions.answers_without_code,
+                            "code_reminders": actions.code_reminders}
     return out
+
+
+def call_kind(call: dict) -> str:
+    """native | text | unparsed (an attempt that could not be run: its form says how it was written)."""
+    form = str(call.get("form") or "native")
+    if call.get("unusable") or form.endswith("unparsed"):
+        return "unparsed"
+    return "text" if form.startswith("text") else "native"
 
 
 def _agreement(pairs: list[tuple]) -> dict | None:

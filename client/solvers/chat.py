@@ -215,7 +215,7 @@ class ChatSolver:
             made[key] = (turn, p["error"], True)
             out.tool_calls.append({"id": None, "name": p.get("name"), "arguments": p.get("text"),
                                    "result": p["error"], "is_error": True, "turn": turn,
-                                   "form": p.get("form", "text:unparsed")})
+                                   "form": p.get("form", "text:unparsed"), "unusable": True})
             answered.append(p)
         return results, answered, caught
 

@@ -24,13 +24,12 @@ class TimeAgentSolver:
     mode = "time_agent"
 
     def __init__(self, provider: Provider, *, sandbox: Sandbox, max_runs: int = DEFAULT_MAX_RUNS,
-                 request: Requester = direct_request, timeout: float | None = None, remind: bool = True):
+                 request: Requester = direct_request, timeout: float | None = None):
         self.provider = provider
         self.sandbox = sandbox
         self.max_runs = max_runs
         self.request = request
         self.timeout = timeout
-        self.remind = remind
         self.system = build_system_prompt(sandbox.limits)
 
     async def solve(self, question: str) -> Outcome:
@@ -49,7 +48,7 @@ class TimeAgentSolver:
                 messages.append(reply.assistant_message)
                 out.provider_stop_reason = reply.stop_reason
                 code = extract_code(reply.text)
-                if code is None and out.turns == 1 and self.remind:
+                if code is None and out.turns == 1:
                     # the paper's agent always writes a program: a first reply without one is reminded once
                     out.code_reminder = True
                     messages.append({"role": "user", "content": no_code_message()})
