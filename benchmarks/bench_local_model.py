@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 url = proxy.base_url if proxy else base_url
                 cmd = [span_client, "eval", "--model", f"openai-compatible/{model}", "--base-url", url,
-                       "--api-key", "none", "--instances", str(instances), "--out", str(run_dir),
+                       "--instances", str(instances), "--out", str(run_dir),
                        "--concurrency", "1", "--max-tokens", str(a.max_tokens), "--timeout", str(a.timeout),
                        "--max-retries", "1", "--quiet", *MODE_FLAGS[mode], *a.eval_arg, *mode_args[mode]]
                 if mode == "with_tools":

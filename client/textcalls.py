@@ -74,7 +74,6 @@ class Unparsed:
 class TextParse:
     calls: list[TextCall] = field(default_factory=list)
     unparsed: list[Unparsed] = field(default_factory=list)
-    only_calls: bool = False  # nothing in the text but calls / call attempts: never an answer
     duplicates: int = 0  # identical repeats of a call (or of a failed attempt) left out
     dropped: int = 0  # distinct calls and attempts beyond ``max_calls``, left out
     max_calls: int = DEFAULT_MAX_CALLS
@@ -124,8 +123,6 @@ _SPECIAL = re.compile(r"[{}\[\]\"\\]")
 # so prose with braces is not mistaken for a call.
 _CALL_HEAD = re.compile(r"\{\s*(?:[\"'](?:type|id)[\"']\s*:\s*[\"'][^\"']{0,40}[\"']\s*,\s*)?"
                         r"[\"'](?:name|function)[\"']\s*:\s*(?:\{\s*[\"']name[\"']\s*:\s*)?[\"']?([A-Za-z_][\w\-.]*)?")
-# Leftovers that do not make a reply an answer: special tokens, tags, fence language names, separators.
-_JUNK = re.compile(r"<\|[^|>\n]{0,40}\|>|</?s>|</?tool_call>|\[/?TOOL_CALLS\]|\[/?ARGS\]|\[/?INST\]|```[\w+\-]*")
 
 
 def parse_text_calls(text: str | None, known_tools: Iterable[str], *, max_calls: int = DEFAULT_MAX_CALLS) -> TextParse:
@@ -141,8 +138,6 @@ def parse_text_calls(text: str | None, known_tools: Iterable[str], *, max_calls:
     found = _Finder(text, known)
     found.run()
     _dedupe(result, found.calls, found.unparsed, max_calls)
-    if result.found:
-        result.only_calls = _only_calls(text, found.consumed)
     return result
 
 
@@ -152,7 +147,6 @@ class _Finder:
         self.known = known
         self.calls: list[TextCall] = []
         self.unparsed: list[Unparsed] = []
-        self.consumed: list[tuple[int, int]] = []  # text ranges that were calls, attempts or markers
         self._close = -1  # next "</tool_call>" at or after the current position
 
     def run(self) -> None:
@@ -167,7 +161,6 @@ class _Finder:
             if tok == "<tool_call>":
                 pos = self._hermes(m)
             elif tok == "</tool_call>":  # a stray closing tag (the opening one was a vanished special token)
-                self.consumed.append(m.span())
                 pos = m.end()
             elif tok == "[TOOL_CALLS]":
                 pos = self._mistral(m)
@@ -191,7 +184,6 @@ class _Finder:
         else:
             end = nxt if nxt != -1 else len(text)
             after, closed = end, False
-        self.consumed.append((m.start(), after))
         self._region(start, end, "text:hermes", closed=closed)
         return after
 
@@ -201,13 +193,11 @@ class _Finder:
         if named:  # [TOOL_CALLS]NAME[ARGS]{…} (Mistral's v11 tokenizer format)
             span = _object_after(text, named.end())
             end = (span[1] or len(text)) if span else named.end()
-            self.consumed.append((m.start(), end))
             self._named(named.group(1), span, "text:mistral", m.start())
             return end
         # the list runs until the next marker of any kind (or the end)
         nxt = _MARKERS.search(text, m.end())
         end = nxt.start() if nxt else len(text)
-        self.consumed.append((m.start(), end))
         self._region(m.end(), end, "text:mistral", closed=nxt is not None)
         return end
 
@@ -215,7 +205,6 @@ class _Finder:
         text = self.text
         span = _object_after(text, m.end())
         end = (span[1] or len(text)) if span else m.end()
-        self.consumed.append((m.start(), end))
         self._named(m.group(1), span, "text:functions", m.start())
         return end
 
@@ -226,12 +215,7 @@ class _Finder:
         close = text.find("```", start)
         end = close if close != -1 else len(text)
         after = close + 3 if close != -1 else len(text)
-        before = len(self.calls) + len(self.unparsed)
         self._bare(start, end, "text:fenced")
-        if len(self.calls) + len(self.unparsed) > before:
-            self.consumed.append((m.start(), start))
-            if close != -1:
-                self.consumed.append((close, after))
         return after
 
     def _named(self, name: str, span, form: str, position: int) -> None:
@@ -310,7 +294,6 @@ class _Finder:
                 self._fail(form, chunk, _CUT_OFF, name, a, cut_off=True)
             else:
                 self._fail(form, chunk, _bad_json(err, form), name, a)
-            self.consumed.append((a, end))
             return
         if depth < _MAX_DESCENT and end - a > 2:
             # a list cut off mid-way, or prose with a stray bracket: look one level inside
@@ -323,12 +306,9 @@ class _Finder:
         hit = False
         for item in items:
             hit |= self._object(item, form, raw, position, explicit=explicit)
-        if hit:
-            self.consumed.append((position, position + len(raw)))
-        elif explicit:
+        if not hit and explicit:
             self._fail(form, raw, "the JSON inside the call marker is not a call object; " + _HOW[form], None,
                        position)
-            self.consumed.append((position, position + len(raw)))
             return True
         return hit
 
@@ -538,19 +518,6 @@ def _dedupe(result: TextParse, calls: list[TextCall], unparsed: list[Unparsed], 
         (result.calls if kind == 0 else result.unparsed).append(item)
 
 
-def _only_calls(text: str, consumed: list[tuple[int, int]]) -> bool:
-    """True when nothing outside the calls is more than markers, special tokens and punctuation."""
-    consumed = sorted(consumed)
-    parts, pos = [], 0
-    for a, b in consumed:
-        if a > pos:
-            parts.append(text[pos:a])
-        pos = max(pos, b)
-    parts.append(text[pos:])
-    rest = _JUNK.sub(" ", " ".join(parts))
-    return not any(ch.isalnum() for ch in rest)
-
-
 # ------------------------------------------------------------------------------------------- results
 def result_style(form: str | TextParse) -> str:
     """``hermes`` when the model used ``<tool_call>`` tags (its template knows ``<tool_response>``), else
@@ -582,12 +549,6 @@ def render_text_results(form: str | TextParse, results: Sequence[ToolResult],
     if note:
         text += f"\n\n({note}.)"
     return text
-
-
-def text_results_message(form: str | TextParse, results: Sequence[ToolResult],
-                         problems: Sequence[Unparsed | dict] = (), note: str | None = None) -> dict:
-    """:func:`render_text_results` as the chat message to append."""
-    return {"role": "user", "content": render_text_results(form, results, problems, note)}
 
 
 def _block(style: str, name: str, args: Any, content: str) -> str:

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.providers.base import ToolCall, ToolResult
-from client.textcalls import (DEFAULT_MAX_CALLS, parse_text_calls, render_text_results, result_style,
-                              text_results_message)
+from client.textcalls import (DEFAULT_MAX_CALLS, parse_text_calls, render_text_results, result_style)
 
 KNOWN = {"search_calendar", "date_arithmetic", "date_difference", "list_calendars"}
 ARGS = {"calendar": "hebrew", "year": 5785, "month": 4, "day": 5}
@@ -47,7 +46,7 @@ def test_each_form_gives_the_call_and_nothing_else(text, form):
     parse = parse_text_calls(text, KNOWN)
     call = only(parse)
     assert (call.name, call.arguments, call.form) == ("search_calendar", ARGS, form)
-    assert parse.only_calls and parse.found
+    assert parse.found
     assert parse.duplicates == 0 and parse.dropped == 0
 
 
@@ -62,13 +61,11 @@ def test_calls_in_a_list_and_one_after_another_in_text_order():
                  f"<tool_call>{json.dumps(c)}</tool_call>"):
         parse = parse_text_calls(text, KNOWN)
         assert [x.name for x in parse.calls] == ["search_calendar", "list_calendars", "date_difference"], text
-        assert parse.only_calls
 
 
-def test_prose_around_a_call_is_not_only_calls_but_the_call_is_found():
+def test_prose_around_a_call_does_not_hide_the_call():
     parse = parse_text_calls(f"I will look it up.\n```json\n{CALL}\n```\nThen I answer.", KNOWN)
     assert only(parse).form == "text:fenced"
-    assert not parse.only_calls
 
 
 def test_a_call_without_arguments_key_runs_with_empty_arguments():
@@ -110,12 +107,11 @@ def test_a_cut_off_last_object_is_an_unparsed_attempt_not_a_call():
     assert parse.duplicates == 1
     assert len(parse.unparsed) == 1 and parse.unparsed[0].cut_off
     assert "cut off" in parse.unparsed[0].error and parse.unparsed[0].name == "search_calendar"
-    assert parse.only_calls
 
 
 def test_a_cut_off_hermes_call_is_unparsed():
     parse = parse_text_calls('<tool_call>\n{"name": "date_arithmetic", "arguments": {"calendar": "greg', KNOWN)
-    assert not parse.calls and parse.unparsed[0].cut_off and parse.only_calls
+    assert not parse.calls and parse.unparsed[0].cut_off
 
 
 def test_invalid_json_with_a_known_name_is_an_attempt_with_a_usable_error():
@@ -124,7 +120,6 @@ def test_invalid_json_with_a_known_name_is_an_attempt_with_a_usable_error():
     (u,) = parse.unparsed
     assert u.name == "search_calendar" and not u.cut_off
     assert "not valid JSON" in u.error and "double-quoted" in u.error
-    assert parse.only_calls
 
 
 def test_unknown_tool_in_call_shape_is_an_attempt_naming_the_valid_tools():
@@ -144,7 +139,6 @@ def test_garbage_inside_explicit_markers_is_an_attempt():
                  "[TOOL_CALLS] [1, 2]"):
         parse = parse_text_calls(text, KNOWN)
         assert not parse.calls and len(parse.unparsed) == 1, text
-        assert parse.only_calls, text
 
 
 def test_functions_marker_with_unknown_name_or_bad_arguments():
@@ -170,7 +164,7 @@ def test_functions_marker_with_unknown_name_or_bad_arguments():
 ])
 def test_answers_with_json_ish_text_are_not_calls(text):
     parse = parse_text_calls(text, KNOWN)
-    assert not parse.found and not parse.only_calls, (parse.calls, parse.unparsed)
+    assert not parse.found, (parse.calls, parse.unparsed)
 
 
 def test_a_known_name_outside_call_shape_inside_an_answer_is_still_not_an_attempt_when_unbalanced():
@@ -264,8 +258,8 @@ def test_plain_results_name_the_call_and_its_arguments():
                                [{"name": None, "error": "the call was cut off"}])
     assert text == (f"Result of search_calendar {json.dumps(ARGS)}:\nTuesday\n\n"
                     "Result of (unreadable call):\nERROR: the call was cut off")
-    msg = text_results_message("text:fenced", [_result("list_calendars", {}, "six")])
-    assert msg == {"role": "user", "content": "Result of list_calendars {}:\nsix"}
+    assert render_text_results("text:fenced", [_result("list_calendars", {}, "six")]) == \
+        "Result of list_calendars {}:\nsix"
 
 
 def test_result_style_follows_the_form_the_model_used():
@@ -293,7 +287,7 @@ def test_real_fenced_calls_inside_prose():
     assert [(c.name, c.arguments, c.form) for c in parse.calls] == [
         ("search_calendar", {"month": "tishuvim"}, "text:fenced"),
         ("search_calendar", {"month": "teteshuva"}, "text:fenced")]
-    assert not parse.unparsed and not parse.only_calls
+    assert not parse.unparsed
 
 
 def test_real_fenced_call_with_an_ellipsis_is_an_attempt():
@@ -319,7 +313,6 @@ def test_real_functions_marker_reply_of_chatml_function_calling():
     parse = parse_text_calls(content("text_call_functions_marker"), KNOWN)
     call = only(parse)
     assert (call.name, call.arguments, call.form) == ("date_arithmetic", {}, "text:functions")
-    assert parse.only_calls
 
 
 def test_real_cut_off_reply_keeps_the_complete_call_and_flags_the_cut_one():
@@ -336,7 +329,7 @@ def test_real_cut_off_reply_keeps_the_complete_call_and_flags_the_cut_one():
                                   "native_tools_without_tool_choice"])
 def test_real_replies_that_are_not_calls(name):
     parse = parse_text_calls(content(name), KNOWN)
-    assert not parse.found and not parse.only_calls
+    assert not parse.found
 
 
 def test_real_native_replies_carry_no_text_to_parse():
