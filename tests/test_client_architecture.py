@@ -152,3 +152,17 @@ def test_calendar_order_and_rules_come_from_span():
         text = path.read_text(encoding="utf-8")
         assert not six.search(text), f"{name} lists the calendars itself; use span.CALENDAR_NAMES"
         assert not re.search(r"\(\s*7\s*\*\s*\w+\s*\+\s*1\s*\)\s*%\s*19", text), f"{name} computes the Hebrew leap rule"
+
+
+def test_no_two_client_modules_share_a_name():
+    """A file name says what a module holds: two of them (runner.py, timeagent.py) once meant two things."""
+    from collections import Counter
+
+    names = Counter(p.name for p in (ROOT / "client").rglob("*.py") if p.name not in ("__init__.py", "base.py"))
+    assert not [n for n, k in names.items() if k > 1]
+
+
+def test_no_machine_paths_in_code():
+    for pkg in (*PACKAGES, "span_toolkit"):
+        for p in (ROOT / pkg).rglob("*.py"):
+            assert not re.search(r"/(work|root|home)/\w", p.read_text(encoding="utf-8")), p

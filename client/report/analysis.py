@@ -10,7 +10,7 @@ import numpy as np
 from span import CALENDAR_NAMES, get_calendar
 from span.benchmark import families
 
-from . import answers, scale, stats, tokens as tok_mod, validity
+from . import answers, cost_and_epochs, stats, tokens as tok_mod, validity
 from .loading import Series
 
 CALENDAR_ORDER = tuple(CALENDAR_NAMES)  # the paper's order, from the calendar core
@@ -273,5 +273,5 @@ def analyse(series_list: list[Series], *, n_resamples: int, seed: int,
         "answers": answers.answer_figures(series_list),
         "agreement": agreement(series_list),
         "validity": validity.umm_al_qura_check(series_list),
-        "scale": [scale.scale_block(s) for s in series_list],
+        "scale": [cost_and_epochs.scale_block(s) for s in series_list],
     }

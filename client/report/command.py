@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..rundir import run_files_in
-from . import analysis, figures, scale, tables
+from . import analysis, cost_and_epochs, figures, tables
 from .loading import RunInputError, group_series, load_run
 from .stats import DEFAULT_SEED, N_RESAMPLES
 from .tokens import load_tokenizer
@@ -112,7 +112,7 @@ def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLE
     inputs = [str(r.path) for r in runs]
     md = tables.render_markdown(rep, figs, csv_files, [str(d) for d in run_dirs], errors, warnings,
                                 notes)
-    md = scale.insert_section(md, rep.get("scale") or [])
+    md = cost_and_epochs.insert_section(md, rep.get("scale") or [])
     (out / "report.md").write_text(md, encoding="utf-8")
     rep.update({"inputs": inputs, "unusable_inputs": errors, "warnings": warnings,
                 "figures": [f for f, _ in figs], "figure_notes": notes, "csv_files": csv_files,

@@ -15,7 +15,7 @@ _KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "s
          "target_calendar", "template_id", "mode", "model", "final_answer", "stop_reason", "usage",
          "error", "verdicts", "primary_judge", "correct", "gold", "answer", "code_runs", "repeats_caught",
          "final_turn", "code_reminder", "answered_without_code", "disputed", "epoch")
-# what the scale section (client.report.scale) reads of every attempt
+# what the scale section (client.report.cost_and_epochs) reads of every attempt
 _ATTEMPT = ("id", "epoch", "correct", "reasoning_type", "question_format", "direction", "eval_date",
             "cost_usd", "requests", "batch_requests", "cache_hits")
 
