@@ -70,6 +70,17 @@ def build_layout(year: int, start: int, months: list[tuple[int, bool, int]]) -> 
     return YearLayout(year, start, tuple(out))
 
 
+def lunisolar_layout(year: int, start: int, leap: int, lengths) -> YearLayout:
+    """A Chinese-style year from its month lengths in order ('1' / 1 = 30 days): the leap month, if any
+    (``leap`` is its index), repeats the number of the month before it."""
+    months, number = [], 0
+    for i, bit in enumerate(lengths):
+        is_leap = bool(leap) and i == leap
+        number = number if is_leap else number + 1
+        months.append((number, is_leap, 30 if bit in ("1", 1, True) else 29))
+    return build_layout(year, start, months)
+
+
 class Calendar:
     """Subclasses set the class attributes and implement `_layout` and `_approx_year`."""
 

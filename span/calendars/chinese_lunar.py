@@ -13,7 +13,7 @@ from datetime import date
 
 from lunarcalendar.converter import Converter, GetBitInt
 
-from .base import Calendar, YearLayout, build_layout
+from .base import Calendar, YearLayout, build_layout, lunisolar_layout
 from .consensus import CHINESE_LUNAR_YEARS
 from ..errors import CalendarError
 
@@ -44,12 +44,7 @@ class ChineseLunar(Calendar):
         if row is None:
             return self.raw_layout(year)
         start, leap, bits = row
-        months, number = [], 0
-        for i, bit in enumerate(bits):
-            is_leap = bool(leap) and i == leap
-            number = number if is_leap else number + 1
-            months.append((number, is_leap, 30 if bit == "1" else 29))
-        return build_layout(year, start, months)
+        return lunisolar_layout(year, start, leap, bits)
 
     def raw_layout(self, year: int) -> YearLayout:
         """The year as LunarCalendar's table has it (before the majority's corrections)."""

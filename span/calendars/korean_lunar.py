@@ -16,7 +16,7 @@ A leap month follows the regular month of the same number (written '2023-leap2-1
 import sys
 from datetime import date
 
-from .base import Calendar, YearLayout, build_layout
+from .base import Calendar, YearLayout, lunisolar_layout
 from .korean_lunar_table import FIRST_YEAR, YEARS
 from ..errors import CalendarError
 
@@ -47,12 +47,7 @@ class KoreanLunar(Calendar):
         if not FIRST_YEAR <= year <= _LAST:
             raise CalendarError(f"Korean lunar year {year} is outside the table ({FIRST_YEAR}–{_LAST})")
         start, leap, lengths = YEARS[year - FIRST_YEAR]
-        months, number = [], 0
-        for i, bit in enumerate(lengths):
-            is_leap = bool(leap) and i == leap
-            number = number if is_leap else number + 1
-            months.append((number, is_leap, 30 if bit == "1" else 29))
-        return build_layout(year, start, months)
+        return lunisolar_layout(year, start, leap, lengths)
 
     def _approx_year(self, ordinal: int) -> int:
         return min(max(date.fromordinal(ordinal).year, FIRST_YEAR), _LAST)
