@@ -7,7 +7,7 @@ import logging
 import sys
 
 from .version import server_version
-from .transport.limits import SPECS, LimitError, resolve_limits
+from .transport.limits import SPECS, LimitError, resolve_limits, resolve_stdio_line_limit
 
 # Light imports only: the SDK (and the calendar core) load after the arguments are checked, so
 # --help, --version and startup errors answer at once.
@@ -50,7 +50,8 @@ security (streamable-http):
         "Authorization: Bearer <token>" (/health needs none)
   {TOKEN_ENV} is honoured on loopback too when set.
 
-limits (streamable-http; flag, else environment variable, else default):
+limits (streamable-http; flag, else environment variable, else default; under stdio only
+--max-body-bytes applies, as the longest line read):
 {LIMITS_TEXT}
   A client that trickles bytes cannot extend a deadline. At the connection limit the connection
   that has waited longest without a complete request is closed (then the longest-held event
@@ -100,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="log level for stderr (default: INFO)")
     parser.add_argument("--access-log", action="store_true",
                         help="streamable-http: log every HTTP request (to stderr)")
-    limits = parser.add_argument_group("limits (streamable-http)")
+    limits = parser.add_argument_group("limits (streamable-http; --max-body-bytes also caps a stdio line)")
     for spec in SPECS:
         default = _default_text(spec)
         metavar = {"bytes": "BYTES", "connections": "N", "sessions": "N"}.get(spec.unit, "SECONDS")
@@ -128,13 +129,15 @@ def configure_logging(level: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(args.log_level)
-    if args.transport == "streamable-http":
-        # Checked before the heavy imports below, so a bad value answers at once.
-        try:
+    # Checked before the heavy imports below, so a bad value answers at once.
+    try:
+        if args.transport == "streamable-http":
             limits = resolve_limits({spec.name: getattr(args, spec.name) for spec in SPECS})
-        except LimitError as exc:
-            print(f"span-server: error: {exc}", file=sys.stderr)
-            return 2
+        else:
+            line_limit = resolve_stdio_line_limit(args.max_body_bytes)
+    except LimitError as exc:
+        print(f"span-server: error: {exc}", file=sys.stderr)
+        return 2
     from .transport import StartupError
 
     try:
@@ -142,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             from .app import build_server
 
             server = build_server(log_level=args.log_level)
+            server.stdio_max_line_bytes = line_limit
             server.run("stdio")  # SpanServer.run_stdio_async: lines that are no message get an error
             return 0
         from .transport.http import run_http

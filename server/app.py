@@ -195,12 +195,15 @@ class SpanServer(MCPServer):
         self._by_name = {t.name: t for t in tools or ()}
         self._schemas = {t.name: t.parameters for t in tools or ()}
 
-    async def run_stdio_async(self) -> None:
-        """The SDK's stdio loop, with a JSON-RPC error for each line that is not a message (transport/stdio.py)
-        instead of silence."""
-        from .transport.stdio import answering_stdio_server
+    stdio_max_line_bytes: int | None = None  # None: transport/stdio.py's default (1 MiB)
 
-        async with answering_stdio_server() as (read_stream, write_stream):
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, with a JSON-RPC error for each line that is not a message or is too long
+        (transport/stdio.py) instead of silence."""
+        from .transport.stdio import DEFAULT_MAX_LINE_BYTES, answering_stdio_server
+
+        async with answering_stdio_server(self.stdio_max_line_bytes or DEFAULT_MAX_LINE_BYTES) as (
+                read_stream, write_stream):
             await self._lowlevel_server.run(read_stream, write_stream,
                                             self._lowlevel_server.create_initialization_options())
 

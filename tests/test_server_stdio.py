@@ -26,10 +26,10 @@ CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 
 
 class StdioServer:
-    def __init__(self) -> None:
+    def __init__(self, *args: str) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args], cwd=ROOT, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err)
         self._buffer = b""
 
@@ -138,3 +138,57 @@ def test_a_megabyte_of_garbage_is_not_echoed(stdio):
     lines = [ln for ln in stdio.stderr().splitlines() if "span.server.stdio" in ln]
     assert len(lines) == 2 and max(len(ln.encode()) for ln in lines) < 400, lines
     assert "Traceback" not in stdio.stderr()
+
+
+def _peak_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to read the peak RSS")
+def test_a_huge_line_is_refused_unread_and_memory_stays_flat(stdio):
+    """A 256 MB line with no newline until its end (the SDK's own reader kept it whole: a 200 MB line took
+    the server to 820 MB) is answered -32600 as too long, read in pieces and dropped: the peak RSS grows by
+    less than 32 MB, and the next call is answered."""
+    stdio.send_json(INIT)
+    assert stdio.read()["id"] == 1
+    before = _peak_rss_kib(stdio.proc.pid)
+    chunk = b"[" * (1 << 20)
+    for _ in range(256):
+        stdio.proc.stdin.write(chunk)
+    stdio.send(b"]")
+    rid, code = _error(reply := stdio.read(timeout=60))
+    assert (rid, code) == (None, -32600) and "over 1048576 bytes" in reply["error"]["message"], reply
+    assert "--max-body-bytes" in reply["error"]["message"]
+    growth_mib = (_peak_rss_kib(stdio.proc.pid) - before) / 1024
+    assert growth_mib < 32, f"peak RSS grew {growth_mib:.0f} MiB on one long line"
+    stdio.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    stdio.send_json(CALL)
+    assert stdio.read()["result"]["structuredContent"]["weekday"] == "Tuesday"
+    lines = [ln for ln in stdio.stderr().splitlines() if "span.server.stdio" in ln]
+    assert len(lines) == 1 and "268435458 bytes" in lines[0], lines  # 256 MiB, "]" and the newline
+
+
+def test_the_line_limit_is_max_body_bytes():
+    """--max-body-bytes caps a stdio line too: a valid request one byte over it is refused unread, one
+    that fits is answered; a bad value stops the server with one line before it reads anything."""
+    srv = StdioServer("--max-body-bytes", "2048")
+    try:
+        srv.send_json(INIT)
+        assert srv.read()["id"] == 1
+        srv.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        padded = dict(CALL, id=3, params=dict(CALL["params"], _meta={"pad": ""}))
+        padded["params"]["_meta"]["pad"] = "p" * (2049 - len(json.dumps(padded)))  # 2,049 bytes and the newline
+        srv.send_json(padded)
+        assert _error(srv.read()) == (None, -32600)
+        srv.send_json(CALL)
+        assert srv.read()["id"] == 2
+    finally:
+        srv.close()
+    bad = subprocess.run([sys.executable, "-m", "server", "--max-body-bytes", "12"], cwd=ROOT, input=b"",
+                         capture_output=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    assert bad.returncode == 2 and bad.stdout == b""
+    assert bad.stderr.decode().strip().splitlines() == [
+        "span-server: error: --max-body-bytes / SPAN_SERVER_MAX_BODY_BYTES must be a whole number of bytes from "
+        "1024 to 2147483648, got '12' (--max-body-bytes)"]

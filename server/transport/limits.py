@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Descriptors kept back from the connection cap for everything else the process opens (listening
@@ -38,7 +39,8 @@ class Spec:
 
 SPECS = (
     Spec("max_body_bytes", "--max-body-bytes", "SPAN_SERVER_MAX_BODY_BYTES", int, 1024 * 1024, 1024, 2 ** 31,
-         "bytes", "largest request body; bigger ones get 413 before they are read"),
+         "bytes", "largest request body; bigger ones get 413 before they are read (under stdio: the "
+                  "longest line, answered -32600 unread)"),
     Spec("header_timeout", "--header-timeout", "SPAN_SERVER_HEADER_TIMEOUT", float, 10.0, 0.5, 3600,
          "seconds", "deadline for a whole request head (request line + headers), counted from the "
                     "connection or its first byte; bytes trickled in do not extend it"),
@@ -113,6 +115,22 @@ def _parse(spec: Spec, raw: str, source: str) -> float | int:
     return value
 
 
+def _given(spec: Spec, flag: str | None, environ: Mapping[str, str]) -> float | int | None:
+    """The flag's value, else the environment variable's, else None; LimitError if invalid."""
+    raw, source = flag, spec.flag
+    if raw is None and environ.get(spec.env, "").strip():
+        raw, source = environ[spec.env], spec.env
+    return None if raw is None else _parse(spec, str(raw), source)
+
+
+def resolve_stdio_line_limit(flag: str | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """The longest stdio line read, in bytes: --max-body-bytes, else its variable, else its default.
+    The only limit stdio has (one client, one pipe), resolved without the HTTP-only ones."""
+    spec = next(s for s in SPECS if s.name == "max_body_bytes")
+    value = _given(spec, flag, os.environ if environ is None else environ)
+    return int(spec.default if value is None else value)
+
+
 def resolve_limits(flags: dict[str, str | None] | None = None, environ: dict[str, str] | None = None,
                    nofile: int | None = -1) -> HttpLimits:
     """Flags (attribute name -> raw string or None) over environment over defaults; LimitError if invalid."""
@@ -121,11 +139,9 @@ def resolve_limits(flags: dict[str, str | None] | None = None, environ: dict[str
     nofile = file_limit() if nofile == -1 else nofile
     values: dict[str, float | int] = {}
     for spec in SPECS:
-        raw, source = flags.get(spec.name), spec.flag
-        if raw is None and environ.get(spec.env, "").strip():
-            raw, source = environ[spec.env], spec.env
-        if raw is not None:
-            values[spec.name] = _parse(spec, str(raw), source)
+        value = _given(spec, flags.get(spec.name), environ)
+        if value is not None:
+            values[spec.name] = value
     ceiling = connection_ceiling(nofile)
     if ceiling < MIN_CONNECTIONS:
         raise LimitError(f"the file limit (ulimit -n) is {nofile}; span-server needs at least "

@@ -8,17 +8,28 @@ answer. Here each such line is answered on stdout, as JSON-RPC 2.0 says:
     JSON but not a message object (a batch, a number, an object that is
     neither request, notification nor response)                          -32600 Invalid Request
 
+    longer than the line limit (--max-body-bytes, 1 MiB by default)     -32600 Invalid Request
+
 with "id": null unless the object carries a usable id, then reading goes on. Each bad line is logged
 once, its echo cut to ECHO_CHARS. A blank line is no message and is skipped without an answer.
+
+stdin is read here, not by the SDK, because its reader keeps a whole line in memory however long it
+is: one 200 MB line without a newline took the process to 820 MB. A line over the limit is read on
+in 64 KiB pieces and thrown away, and what reaches the SDK in its place is a marker only this process
+can write (a random token), answered as too long.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, BinaryIO
+
+import anyio
 
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -30,6 +41,42 @@ from .logcap import ECHO_CHARS, cap
 logger = logging.getLogger("span.server.stdio")
 
 MAX_ECHOED_ID_CHARS = 200  # an id longer than any real client's is answered as null, not echoed back
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+DISCARD_CHUNK = 64 * 1024
+# Not JSON (so the SDK hands it on as a parse failure) and unguessable (so no client can forge it).
+OVERSIZED = f"\x00span-oversized-line-{secrets.token_hex(16)} "
+
+
+class CappedLines:
+    """stdin as an async iterator of text lines of at most `max_bytes` bytes each (the SDK's reader
+    takes any async iterable of str); a longer line becomes the OVERSIZED marker with its size."""
+
+    def __init__(self, buffer: BinaryIO, max_bytes: int) -> None:
+        self._buffer = buffer
+        self._max = max_bytes
+
+    def _read_line(self) -> str | None:
+        data = self._buffer.readline(self._max + 1)
+        if not data:
+            return None
+        if len(data) > self._max and not data.endswith(b"\n"):
+            size = len(data)
+            while not data.endswith(b"\n"):
+                data = self._buffer.readline(DISCARD_CHUNK)
+                if not data:
+                    break
+                size += len(data)
+            return f"{OVERSIZED}{size} {self._max}"
+        return data.decode("utf-8", errors="replace")
+
+    def __aiter__(self) -> CappedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await anyio.to_thread.run_sync(self._read_line)
+        if line is None:
+            raise StopAsyncIteration
+        return line
 
 
 def _kind(value: Any) -> str:
@@ -63,6 +110,12 @@ def answer_for(exc: Exception) -> JSONRPCError | None:
         line = errors[0].get("input") if errors else None
         if isinstance(line, str) and not line.strip():
             return None
+        if isinstance(line, str) and line.startswith(OVERSIZED):
+            size, limit = line[len(OVERSIZED):].split()
+            logger.warning("answered -32600 to a line of %s bytes (limit %s); it was not read", size, limit)
+            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+                code=INVALID_REQUEST, message=f"Invalid Request: the line is over {limit} bytes and was not read "
+                                              "(span-server --max-body-bytes raises the limit)"))
         shown = repr(line.rstrip("\r\n")) if isinstance(line, str) else repr(exc)
         logger.warning("answered -32700 to a line that is not JSON: %s", cap(shown, ECHO_CHARS))
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
@@ -128,7 +181,10 @@ class AnsweringReadStream:
 
 
 @asynccontextmanager
-async def answering_stdio_server() -> AsyncIterator[tuple[AnsweringReadStream, Any]]:
-    """`mcp.server.stdio.stdio_server()` (which keeps stdout for the protocol), answering bad lines."""
-    async with stdio_server() as (read_stream, write_stream):
+async def answering_stdio_server(max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+                                 stdin: BinaryIO | None = None) -> AsyncIterator[tuple[AnsweringReadStream, Any]]:
+    """`mcp.server.stdio.stdio_server()` (which keeps stdout for the protocol), reading capped lines
+    from stdin and answering bad ones."""
+    lines = CappedLines(stdin if stdin is not None else sys.stdin.buffer, max_line_bytes)
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         yield AnsweringReadStream(read_stream, write_stream), write_stream
