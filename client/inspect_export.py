@@ -10,7 +10,8 @@ exchange as messages (Anthropic, OpenAI or the scripted agents' format, tool cal
 as tool calls), the final answer as output, the primary judge's verdict as the score (``C`` / ``I`` /
 ``N``; an error line or an UNSCORED verdict is an unscored score, which inspect's metrics leave out, as
 SPAN's own accuracy does), the breakdowns as metadata, tool calls and code runs in the sample store. The
-log's accuracy is SPAN's (:func:`client.rundir.count`).
+log's accuracy is SPAN's (:func:`client.rundir.count`). A run with ``--epochs K`` becomes K samples per
+instance, told apart by their epoch as inspect does, with pass@K and pass^K beside the mean accuracy.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .passk import attempt_of, epoch_metrics
 from .rundir import RunFolder, RunFolderError, count
 
 SCORER = "span_judge"
@@ -177,7 +179,7 @@ def _sample(rec: dict, model: str) -> Any:
     store = {"span_tool_calls": rec.get("tool_calls") or [], "span_code_runs": rec.get("code_runs") or []}
     error = rec.get("error") if rec.get("error") or rec.get("stop_reason") == "error" else None
     return EvalSample(
-        id=str(rec["id"]), epoch=1, input=str(rec.get("question") or ""), target=str(rec.get("answer") or ""),
+        id=str(rec["id"]), epoch=attempt_of(rec), input=str(rec.get("question") or ""), target=str(rec.get("answer") or ""),
         messages=chat_messages(rec.get("messages") or [], model),
         output=ModelOutput.from_content(model, rec.get("final_answer") or ""),
         scores={SCORER: score_of(rec)}, metadata=meta, store=store, model_usage=model_usage,
@@ -215,11 +217,18 @@ def run_to_log(run_dir: str | Path) -> Any:
                                       else float("nan"))}
     for key in ("n_scored", "n_correct", "n_errors", "n_not_attempted"):
         metrics[key] = EvalMetric(name=key, value=counts[key])
+    epochs = max(info.epochs or 1, *(s.epoch for s in samples))
+    if epochs > 1:
+        attempts = epoch_metrics(records, epochs)
+        for key, name in (("pass_at_k", f"pass_at_{epochs}"), ("pass_hat_k", f"pass_hat_{epochs}")):
+            value = attempts[key]
+            metrics[name] = EvalMetric(name=name, value=float("nan") if value is None else value)
+    ids = list(dict.fromkeys(s.id for s in samples))  # each instance once, in run order
     mode = MODE_ARG.get(info.mode, info.mode)
     spec = EvalSpec(
         created=_when(info.started_at), task=TASK, task_args={"mode": mode},
-        dataset=EvalDataset(name="span", samples=len(samples), sample_ids=[s.id for s in samples]),
-        model=model, config=EvalConfig(),
+        dataset=EvalDataset(name="span", samples=len(ids), sample_ids=ids),
+        model=model, config=EvalConfig(epochs=epochs if epochs > 1 else None),
         packages={"span-toolkit": (info.versions or {}).get("span-toolkit", "")},
         metadata={"span_run": info.to_dict(), "exported_from": str(folder.path)})
     interrupted = bool(info.interrupted) or bool(info.stopped)

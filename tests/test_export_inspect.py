@@ -191,3 +191,34 @@ def test_without_inspect_installed_export_says_how_to_get_it(tmp_path, runs, mon
     err = capsys.readouterr().err.strip()
     assert "pip install 'span-toolkit[inspect]'" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "a.eval").exists()
+
+
+def test_an_epochs_run_exports_every_attempt_with_pass_k(tmp_path):
+    """--epochs 3: three samples per instance told apart by epoch (inspect would fold samples that share
+    an id and an epoch: the first export kept 6 of 18), config.epochs 3, and pass@3 / pass^3 beside the
+    mean. One attempt of an always-right instance is made wrong by hand so the three figures differ."""
+    run = tmp_path / "epochs"
+    assert cli_main(["eval", "--model", "baseline", "--date", "2025-07-01", "--sample", "6", "--seed", "2",
+                     "--epochs", "3", "--out", str(run), "--quiet"]) == 0
+    lines = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 18 and sorted({x["epoch"] for x in lines}) == [1, 2, 3]
+    always = sorted({x["id"] for x in lines if x["correct"]})
+    assert always and all(sum(x["correct"] for x in lines if x["id"] == i) == 3 for i in always)
+    flipped = next(x for x in lines if x["id"] == always[0] and x["epoch"] == 2)
+    flipped["correct"] = False
+    flipped["verdicts"]["rules"]["verdict"] = "INCORRECT"
+    (run / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+    out = tmp_path / "epochs.eval"
+    assert _export(run, out) == 0
+    log = read_eval_log(str(out))
+    assert len(log.samples) == 18 and log.eval.config.epochs == 3
+    assert {(s.id, s.epoch) for s in log.samples} == {(x["id"], x["epoch"]) for x in lines}
+    assert log.eval.dataset.samples == 6 and sorted(log.eval.dataset.sample_ids) == sorted({x["id"] for x in lines})
+    sample = next(s for s in log.samples if s.id == always[0] and s.epoch == 2)
+    assert sample.scores["span_judge"].value == "I"
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    right = len(always)
+    assert metrics["accuracy"] == pytest.approx((3 * right - 1) / 18)
+    assert metrics["pass_at_3"] == pytest.approx(right / 6)          # one right attempt of three is enough
+    assert metrics["pass_hat_3"] == pytest.approx((right - 1) / 6)   # all three must be right
