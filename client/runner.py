@@ -46,7 +46,8 @@ from .solvers import Solver, open_solver
 from .spec import RunSpec
 
 MAX_IDENTICAL_ERRORS = 5
-SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd")
+SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd", "judge_requests",
+                "judge_cache_hits", "judge_cost_usd")
 OVERFLOW_STOP = 3
 
 
@@ -124,14 +125,18 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
     Raises ModelSpecError / DatasetError (bad input, before anything is written), RunFolderError, and
     RunStopped / RunInterrupted (with the summary written so far)."""
     retry = retry_policy(spec)
-    scorer = make_scorer(spec.judge_model, base_url=spec.judge_base_url, api_key=spec.judge_api_key,
-                         timeout=spec.timeout, retry=retry)
     own_provider = provider is None
+    scorer: Scorer | None = None
     try:
         if provider is None:
             provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
                                      temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
         price, cache = scale_checks(spec, provider)
+        scorer = make_scorer(spec.judge_model, base_url=spec.judge_base_url, api_key=spec.judge_api_key,
+                             timeout=spec.timeout, retry=retry, cache=cache)
+        if spec.budget is not None and scorer.llm is not None and scorer.price is None:
+            raise ModelSpecError(f"--budget needs the judge's price too: {scorer.judge_model} is not in the price "
+                                 f"table; drop --budget or use a judge the table knows (e.g. openai/gpt-4o-mini)")
         data = instances if instances is not None else _dataset.load(spec)
         folder = RunFolder(spec.out_dir)
         folder.create()
@@ -142,7 +147,8 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
     finally:
         if own_provider and provider is not None:
             await provider.aclose()
-        await scorer.aclose()
+        if scorer is not None:
+            await scorer.aclose()
 
 
 def scale_checks(spec: RunSpec, provider: Provider) -> tuple[Price | None, ResponseCache | None]:
@@ -164,7 +170,8 @@ def scale_checks(spec: RunSpec, provider: Provider) -> tuple[Price | None, Respo
             raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
                                  "ends; drop one of them")
     try:
-        cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and provider.is_llm else None
+        cache = (ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and (provider.is_llm or spec.judge_model)
+                 else None)
     except CacheError as e:
         raise ModelSpecError(str(e)) from None
     return price, cache
@@ -380,4 +387,6 @@ class EvalRun:
             self.rules.after(record, outcome.error_status, outcome.error_retryable)
             if self.budget is not None:
                 self.budget.add(record.cost_usd)
+                if record.judge_requests is not None:
+                    self.budget.add(record.judge_cost_usd)
             await asyncio.sleep(0)  # a scripted model never yields: let signals and the other workers in

@@ -37,23 +37,26 @@ def provider_stack(provider: Provider, *, cache: ResponseCache | None = None,
     return inner
 
 
+def _usd(line: Any) -> float:
+    """What one line billed: the model's requests and the LLM judge's (unknown parts count 0)."""
+    if not isinstance(line, dict):
+        return 0.0
+    costs = (line.get("cost_usd"), line.get("judge_cost_usd"))
+    return sum(c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool))
+
+
 def spent_in(folder: Any) -> float:
-    """USD already billed for a run folder's attempts: its results and the failed attempts set aside in
-    errors.jsonl (a failed attempt may have paid for requests before it failed)."""
-    total = 0.0
-    for line in folder.records():
-        c = line.get("cost_usd")
-        if isinstance(c, (int, float)) and not isinstance(c, bool):
-            total += c
+    """USD already billed for a run folder's attempts (the model's and the judge's requests): its results
+    and the failed attempts set aside in errors.jsonl (a failed attempt may have paid for requests before
+    it failed)."""
+    total = sum(_usd(line) for line in folder.records())
     try:
         with open(folder.errors_path, encoding="utf-8") as f:
             for raw in f:
                 try:
-                    c = json.loads(raw).get("cost_usd")
-                except (ValueError, AttributeError):
+                    total += _usd(json.loads(raw))
+                except ValueError:
                     continue
-                if isinstance(c, (int, float)) and not isinstance(c, bool):
-                    total += c
     except OSError:
         pass
     return total
@@ -120,6 +123,17 @@ def run_figures(lines: Iterable[dict], epochs: int, price: Price | None) -> dict
         out["requests"] = sum(int(ln.get("requests") or 0) for ln in metered)
         out["batch_requests"] = sum(int(ln.get("batch_requests") or 0) for ln in metered)
         out["cache_hits"] = sum(int(ln.get("cache_hits") or 0) for ln in metered)
+    judged = [ln for ln in lines if "judge_requests" in ln]
+    if judged:
+        costs = [ln.get("judge_cost_usd") for ln in judged]
+        known = [c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
+        out["judge_cost"] = {
+            "usd": sum(known) if len(known) == len(judged) else None,
+            "usd_known_part": sum(known),
+            "n_unknown": len(judged) - len(known),
+            "requests": sum(int(ln.get("judge_requests") or 0) for ln in judged),
+            "cache_hits": sum(int(ln.get("judge_cache_hits") or 0) for ln in judged),
+        }
     if epochs > 1:
         out["epochs"] = epoch_metrics(lines, epochs)
     return out
@@ -146,4 +160,10 @@ def figures_text(fig: dict[str, Any]) -> list[str]:
         out.append(f"cost: {spend}; requests sent {fig['requests']}"
                    + (f", through the Batch API {fig['batch_requests']}" if fig.get("batch_requests") else "")
                    + f", answered by the cache {fig['cache_hits']}")
+    j = fig.get("judge_cost")
+    if j:
+        spend = format_usd(j["usd"]) if j["usd"] is not None else (
+            f"unknown (judge not in the price table; {j['n_unknown']} lines)" if not j["usd_known_part"]
+            else f"unknown for {j['n_unknown']} lines ({format_usd(j['usd_known_part'])} known)")
+        out.append(f"LLM judge cost: {spend}; requests sent {j['requests']}, answered by the cache {j['cache_hits']}")
     return out

@@ -1,5 +1,7 @@
 """The scorer: the rules judge always, the paper's LLM judge when a judge model is given (then primary).
-Sets ``verdicts``, ``primary_judge`` and ``correct`` of a result record."""
+Sets ``verdicts``, ``primary_judge`` and ``correct`` of a result record, and what the LLM judge's requests
+for it cost (``judge_requests``, ``judge_cache_hits``, ``judge_cost_usd``: the judge goes through the same
+response cache and meter as the model, priced from the table)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from typing import Any, Awaitable, Callable
 
 from .judges import rules
 from .judges.llm import LLMJudge
+from .metering import attempt_scope
+from .pricing import Price, resolve_price
 from .providers import ModelSpecError, Provider, make_provider
 from .providers.base import ProviderError
 from .retry import RetryPolicy, make_ask
@@ -17,8 +21,9 @@ FATAL_STATUS = {401, 403, 404}  # bad key, no access, unknown model/route: every
 
 class Scorer:
     def __init__(self, ask: Callable[[str, str], Awaitable[str]] | None = None, judge_model: str | None = None,
-                 max_attempts: int = 3, provider: Provider | None = None):
+                 max_attempts: int = 3, provider: Provider | None = None, price: Price | None = None):
         self.judge_model = judge_model
+        self.price = price  # the LLM judge's (None: not in the price table, its cost is unknown)
         self.llm = LLMJudge(ask, max_attempts=max_attempts) if ask is not None else None
         self.primary = "llm" if self.llm is not None else "rules"
         self.fatal: str | None = None  # set when the judge endpoint refuses us for good (401/403/404)
@@ -51,7 +56,12 @@ class Scorer:
                                    f"{e.__class__.__name__}: {e} (re-judge with `span-client judge`)")
         verdicts = {"rules": verdict}
         if self.llm is not None:
-            verdicts["llm"] = await self._llm_verdict(record, answer)
+            # the judge's own meter (and epoch 1 in the cache key: the same answer gets the same verdict)
+            with attempt_scope(1) as meter:
+                verdicts["llm"] = await self._llm_verdict(record, answer)
+            record.judge_requests, record.judge_cache_hits = meter.requests, meter.cache_hits
+            cost = meter.cost(self.price)
+            record.judge_cost_usd = round(cost, 8) if cost is not None else None
         record.verdicts = verdicts
         record.correct = verdict_correct(verdicts[self.primary].verdict)
         return record
@@ -70,13 +80,17 @@ class Scorer:
 
 
 def make_scorer(judge_model: str | None, *, base_url: str | None = None, api_key: str | None = None,
-                timeout: float | None = None, retry: RetryPolicy | None = None) -> Scorer:
-    """The rules judge alone, or with the LLM judge ``judge_model`` (PROVIDER/MODEL) as primary. Raises
-    ModelSpecError for a bad judge model (one line)."""
+                timeout: float | None = None, retry: RetryPolicy | None = None, cache: Any = None) -> Scorer:
+    """The rules judge alone, or with the LLM judge ``judge_model`` (PROVIDER/MODEL) as primary, its
+    requests through ``cache`` (a ResponseCache, --cache) when given. Raises ModelSpecError for a bad judge
+    model (one line)."""
     if not judge_model:
         return Scorer()
     jp = make_provider(judge_model, base_url=base_url, api_key=api_key, temperature=None, max_tokens=1024,
                        timeout=timeout, key_option="--judge-api-key")
     if not jp.is_llm:
         raise ModelSpecError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {judge_model!r}")
-    return Scorer(make_ask(jp, retry or RetryPolicy(), timeout), judge_model=jp.label, provider=jp)
+    from .scale import provider_stack
+
+    return Scorer(make_ask(provider_stack(jp, cache=cache), retry or RetryPolicy(), timeout), judge_model=jp.label,
+                  provider=jp, price=resolve_price(jp.label))

@@ -186,6 +186,62 @@ def test_a_budget_needs_a_price(tmp_path, toy, capsys):
     assert "give --price-in and --price-out" in capsys.readouterr().err
 
 
+def _judge_args(judge, model="openai/gpt-4o"):
+    return ["--judge-model", model, "--judge-base-url", judge.base_url, "--judge-api-key", "k"]
+
+
+def _always_right(body, index):
+    return Text('```json\n{"accuracy": 1}\n```')
+
+
+def test_the_llm_judge_is_cached_and_its_cost_counted(tmp_path, toy, capsys):
+    """With --judge-model the judge's requests go through the same cache (a repeated run sends nothing to
+    either endpoint) and are priced on their own line (judge_cost_usd; the summary's judge_cost)."""
+    items, f = toy
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    per_request = (11 * 2.5 + 7 * 10) / 1e6  # the fake's token counts at the table's gpt-4o price
+    with FakeOpenAI(oracle_for(items)) as fake, FakeOpenAI(_always_right) as judge:
+        assert main(eval_args(fake, tmp_path / "run1", f, *cache, *_judge_args(judge))) == 0
+        assert (fake.count, judge.count) == (9, 9)
+        assert "LLM judge cost: $0.0009; requests sent 9, answered by the cache 0" in capsys.readouterr().out
+        assert main(eval_args(fake, tmp_path / "run2", f, *cache, *_judge_args(judge))) == 0
+        assert (fake.count, judge.count) == (9, 9), "the repeated run asked the model or the judge again"
+    first = read_results(tmp_path / "run1" / "results.jsonl")
+    again = {l["id"]: l for l in read_results(tmp_path / "run2" / "results.jsonl")}
+    for line in first:
+        assert (line["judge_requests"], line["judge_cache_hits"]) == (1, 0)
+        assert line["judge_cost_usd"] == pytest.approx(per_request)
+        twin = again[line["id"]]
+        assert (twin["judge_requests"], twin["judge_cache_hits"], twin["judge_cost_usd"]) == (0, 1, 0)
+        assert twin["verdicts"]["llm"]["verdict"] == line["verdicts"]["llm"]["verdict"] == "CORRECT"
+    s1 = json.loads((tmp_path / "run1" / "summary.json").read_text())
+    assert s1["judge_cost"]["usd"] == pytest.approx(9 * per_request) and s1["judge_cost"]["requests"] == 9
+    s2 = json.loads((tmp_path / "run2" / "summary.json").read_text())
+    assert s2["judge_cost"] == {"usd": 0, "usd_known_part": 0, "n_unknown": 0, "requests": 0, "cache_hits": 9}
+    for run in ("run1", "run2"):
+        assert main(["report", str(tmp_path / run), "--out", str(tmp_path / f"report-{run}")]) == 0
+    assert "| Judge USD |" in (tmp_path / "report-run1" / "report.md").read_text()
+    assert "| $0.0009 (9 / 0) |" in (tmp_path / "report-run1" / "report.md").read_text()
+    assert "| $0.00 (0 / 9) |" in (tmp_path / "report-run2" / "report.md").read_text()
+
+
+def test_the_budget_counts_the_judge(tmp_path, toy, capsys):
+    """A cheap model ($1 per million tokens: $0.000018 an instance) judged by gpt-4o ($0.0000975 a verdict):
+    the model alone would stay under a $0.00029 budget for all 9 instances; with the judge it stops at 3."""
+    items, f = toy
+    price = ["--price-in", "1", "--price-out", "1"]
+    with FakeOpenAI(oracle_for(items)) as fake, FakeOpenAI(_always_right) as judge:
+        rc = main(eval_args(fake, tmp_path / "run", f, *price, *_judge_args(judge), "--budget", "0.00029",
+                            "--concurrency", "1"))
+        assert rc == 1 and fake.count == 3 and judge.count == 3
+        assert "budget reached: $0.0003 spent of --budget $0.0003" in capsys.readouterr().err
+        # a judge the price table does not know cannot be bounded: refused before anything is asked
+        assert main(eval_args(fake, tmp_path / "run2", f, *price, *_judge_args(judge, "openai/judge-test"),
+                              "--budget", "1")) == 2
+        assert (fake.count, judge.count) == (3, 3)
+    assert "--budget needs the judge's price too: openai/judge-test" in capsys.readouterr().err
+
+
 # -------------------------------------------------------------------------------------------------- batch
 def _creates(fake):
     return sum(1 for m, p in fake.batch_calls if m == "POST" and p in ("/v1/batches", "/v1/messages/batches"))

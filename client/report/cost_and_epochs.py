@@ -32,7 +32,20 @@ def _cost(attempts: list[dict]) -> dict[str, Any]:
         "requests": sum(int(a.get("requests") or 0) for a in attempts),
         "batch_requests": sum(int(a.get("batch_requests") or 0) for a in attempts),
         "cache_hits": sum(int(a.get("cache_hits") or 0) for a in attempts),
+        "judge": _judge_cost(attempts),
     }
+
+
+def _judge_cost(attempts: list[dict]) -> dict[str, Any] | None:
+    """What the LLM judge's requests cost (None when the run had no LLM judge or predates judge metering)."""
+    judged = [a for a in attempts if "judge_requests" in a]
+    if not judged:
+        return None
+    known = [c for c in (a.get("judge_cost_usd") for a in judged)
+             if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return {"usd": sum(known) if len(known) == len(judged) else None, "usd_known_part": sum(known),
+            "requests": sum(int(a.get("judge_requests") or 0) for a in judged),
+            "cache_hits": sum(int(a.get("judge_cache_hits") or 0) for a in judged)}
 
 
 def scale_block(s: Series) -> dict[str, Any]:
@@ -46,6 +59,12 @@ def scale_block(s: Series) -> dict[str, Any]:
     return block
 
 
+def _usd_cell(c: dict) -> str:
+    if c["usd"] is not None:
+        return format_usd(c["usd"])
+    return f"unknown ({format_usd(c['usd_known_part'])} known)" if c["usd_known_part"] else "unknown"
+
+
 def _p(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
@@ -55,19 +74,23 @@ def render(blocks: list[dict]) -> list[str]:
     out: list[str] = []
     if any(b["cost"]["recorded"] for b in blocks):
         out.append("## Cost\n")
-        out.append("USD billed for the model's requests (the judge's are not counted), from the token counts the "
-                   "provider returned and the run's price (`run.json`: `price`); replies served by the response "
-                   "cache cost nothing, Batch API requests are billed at the batch price. *unknown*: no price "
-                   "for the model (give `--price-in/--price-out`) or a reply without token counts.\n")
+        judged = any(b["cost"]["judge"] for b in blocks)
+        out.append("USD billed for the model's requests, from the token counts the provider returned and the "
+                   "run's price (`run.json`: `price`); replies served by the response cache cost nothing, Batch "
+                   "API requests are billed at the batch price. *unknown*: no price for the model (give "
+                   "`--price-in/--price-out`) or a reply without token counts."
+                   + (" *Judge USD*: the LLM judge's requests (requests sent / answered by the cache), priced "
+                      "from the table; *–*: the run had no LLM judge." if judged else "") + "\n")
         rows = []
         for b in blocks:
             c = b["cost"]
-            total = format_usd(c["usd"]) if c["usd"] is not None else (
-                f"unknown ({format_usd(c['usd_known_part'])} known)" if c["usd_known_part"] else "unknown")
-            rows.append([b["label"], total, format_usd(c["usd_per_instance"]), str(c["requests"]),
+            rows.append([b["label"], _usd_cell(c), format_usd(c["usd_per_instance"]), str(c["requests"]),
                          str(c["batch_requests"]), str(c["cache_hits"])])
-        out.append(_table(["Series", "USD", "USD / instance", "Requests sent", "Batch requests",
-                           "Cache hits"], rows))
+            if judged:
+                j = c["judge"]
+                rows[-1].append(f"{_usd_cell(j)} ({j['requests']} / {j['cache_hits']})" if j else "–")
+        out.append(_table(["Series", "USD", "USD / instance", "Requests sent", "Batch requests", "Cache hits",
+                           *(["Judge USD"] if judged else [])], rows))
         out.append("")
     multi = [b for b in blocks if b.get("attempts")]
     if multi:

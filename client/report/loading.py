@@ -17,7 +17,8 @@ _KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "s
          "final_turn", "code_reminder", "answered_without_code", "disputed", "epoch")
 # what the scale section (client.report.cost_and_epochs) reads of every attempt
 _ATTEMPT = ("id", "epoch", "correct", "reasoning_type", "question_format", "direction", "eval_date",
-            "cost_usd", "requests", "batch_requests", "cache_hits")
+            "cost_usd", "requests", "batch_requests", "cache_hits", "judge_requests", "judge_cache_hits",
+            "judge_cost_usd")
 
 MODE_ORDER = {"unaided": 0, "with_tools": 1, "time_agent": 2}
 
@@ -118,8 +119,9 @@ def load_run(path: str | Path) -> Run:
             rec.setdefault("mode", meta.get("mode") or "unknown")
             att = {k: rec.get(k, obj.get(k)) for k in _ATTEMPT}
             att.update(id=rid, epoch=attempt, model=rec["model"], mode=rec["mode"])
-            if "cost_usd" not in obj:
-                att.pop("cost_usd")
+            for key in ("cost_usd", "judge_requests"):  # absent: not recorded (unknown), which None would blur
+                if key not in obj:
+                    att.pop(key)
             attempts.append(att)
             if rid not in first:
                 first[rid] = len(records)

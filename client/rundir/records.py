@@ -8,7 +8,8 @@ as they are: every version-2 addition is optional.
 
 Added within version 2, all optional (absent in older folders, which read as before): a result line's
 ``epoch`` (the attempt, 1..K under ``--epochs``; absent means 1), ``requests`` / ``batch_requests`` /
-``cache_hits`` / ``cost_usd`` (what the attempt sent and cost); run.json's ``price`` and ``epochs``; the
+``cache_hits`` / ``cost_usd`` (what the attempt sent and cost), ``judge_requests`` / ``judge_cache_hits`` /
+``judge_cost_usd`` (the same for the LLM judge); run.json's ``price`` and ``epochs``; the
 summary's ``cost``, ``requests``, ``batch_requests``, ``cache_hits`` and ``epochs``; and the folder's
 ``batches.json`` (client.rundir.batches).
 """
@@ -130,6 +131,10 @@ class ResultLine(_Record):
     batch_requests: int | None = None
     cache_hits: int | None = None
     cost_usd: float | None = None
+    # what the LLM judge's requests for this line sent and cost (only with --judge-model)
+    judge_requests: int | None = None
+    judge_cache_hits: int | None = None
+    judge_cost_usd: float | None = None
     # the judgement
     verdicts: dict[str, JudgeVerdict] = {}
     primary_judge: str | None = None
