@@ -23,6 +23,7 @@ says), else ``~/.cache/span-toolkit``; ``--cache-dir`` to choose another.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from .metering import current_epoch, current_meter
-from .providers.base import ModelReply, Provider, ToolCall
+from .providers.base import ModelReply, Provider, ProviderError, ToolCall
 from .providers.wrapper import WrappedProvider
 
 CACHE_FORMAT = 1
@@ -198,6 +199,7 @@ class CachingProvider(WrappedProvider):
         super().__init__(inner)
         self.cache = cache
         self.hits = 0
+        self._in_flight: dict[str, asyncio.Future[ModelReply]] = {}
 
     def key(self, system: str, messages: list[dict], tools: list[dict] | None, final_turn: bool = False) -> str | None:
         try:
@@ -213,16 +215,37 @@ class CachingProvider(WrappedProvider):
         return await self._through(self.key(system, messages, tools, final_turn=True),
                                    lambda: self.inner.generate_without_tools(system, messages, tools, timeout))
 
+    def _hit(self, reply: ModelReply) -> ModelReply:
+        self.hits += 1
+        meter = current_meter()
+        if meter is not None:
+            meter.cache_hits += 1
+        return reply
+
     async def _through(self, key: str | None, ask: Callable[[], Awaitable[ModelReply]]) -> ModelReply:
-        if key is not None:
-            reply = self.cache.get(key)
-            if reply is not None:
-                self.hits += 1
-                meter = current_meter()
-                if meter is not None:
-                    meter.cache_hits += 1
-                return reply
-        reply = await ask()  # raises: nothing is stored
-        if key is not None:
-            self.cache.put(key, reply)
+        if key is None:
+            return await ask()
+        reply = self.cache.get(key)
+        if reply is not None:
+            return self._hit(reply)
+        # The same request already on its way (the judge asked twice about one answer, concurrently):
+        # wait for its reply instead of paying twice. If it fails, ask anew: errors are never shared.
+        pending = self._in_flight.get(key)
+        if pending is not None:
+            with contextlib.suppress(Exception):
+                return self._hit(await asyncio.shield(pending))
+        mine: asyncio.Future[ModelReply] = asyncio.get_running_loop().create_future()
+        self._in_flight.setdefault(key, mine)
+        try:
+            reply = await ask()  # raises: nothing is stored
+        except BaseException as e:
+            if not mine.done():
+                mine.set_exception(e if isinstance(e, Exception) else ProviderError("the request was cancelled"))
+                mine.exception()  # retrieved: no "exception never retrieved" warning when nobody waited
+            raise
+        finally:
+            if self._in_flight.get(key) is mine:
+                del self._in_flight[key]
+        self.cache.put(key, reply)
+        mine.set_result(reply)
         return reply

@@ -11,6 +11,7 @@ import prompts
 
 from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, summarize,
                      verdict_correct)
+from .scale import summary_figures
 from .scorer import Scorer
 
 
@@ -88,5 +89,6 @@ async def rejudge(out_dir: Path, scorer: Scorer, concurrency: int = 8, *, force:
         info.prompt_hashes = prompts.hashes()
         folder.write_info(info)
         summary = summarize(judged, info.model, info.mode)
+        summary.update(summary_figures(judged, info.epochs or 1, info.price))  # what eval wrote besides the counts
         folder.write_summary(summary)
         return summary

@@ -39,15 +39,14 @@ from .progress import Progress
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
 from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
-from .scale import BATCH_REFUSAL, attempts_to_do, collect_batch, provider_stack, run_figures, spent_in
+from .scale import (BATCH_REFUSAL, SCALE_FIELDS, attempts_to_do, collect_batch, provider_stack, spent_in,
+                    summary_figures)
 from .scorer import FATAL_STATUS, Scorer, make_scorer
 from .settings import check_resume, run_settings, versions
 from .solvers import Solver, open_solver
 from .spec import RunSpec
 
 MAX_IDENTICAL_ERRORS = 5
-SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd", "judge_requests",
-                "judge_cache_hits", "judge_cost_usd")
 OVERFLOW_STOP = 3
 
 
@@ -240,9 +239,8 @@ class EvalRun:
             pass
         summary = summarize(folder.records(), self.provider.label, spec.mode, ids)
         slim = [{key: r[key] for key in SCALE_FIELDS if key in r} for r in folder.records() if r["id"] in ids]
+        summary.update(summary_figures(slim, spec.epochs, info.price))
         attempts = [attempt_of(r) for r in slim]
-        k = max([spec.epochs, *attempts])  # a folder asked more often before keeps its pass@k
-        summary.update(run_figures(slim, k, self.price))
         info.ended_at = _now()
         if self.rules.reason:
             info.stopped = self.rules.reason

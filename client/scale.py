@@ -104,8 +104,22 @@ async def collect_batch(provider: Provider, solve: Callable[[Provider, dict], Aw
     return await driver.collect(bodies)
 
 
-def run_figures(lines: Iterable[dict], epochs: int, price: Price | None) -> dict[str, Any]:
-    """The summary's scale fields: spend, requests, cache hits and (``--epochs`` > 1) mean / pass@k / pass^k."""
+SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd", "judge_requests",
+                "judge_cache_hits", "judge_cost_usd")
+
+
+def summary_figures(lines: Iterable[dict], epochs_asked: int, price: dict | None) -> dict[str, Any]:
+    """:func:`run_figures` of a run folder's result lines (the scale fields only are kept, so a large run
+    costs little), k being the most attempts asked now or before: the summary's scale fields, written
+    by ``eval`` and again by ``judge``."""
+    slim = [{key: ln[key] for key in SCALE_FIELDS if key in ln} for ln in lines]
+    k = max([epochs_asked, *(attempt_of(ln) for ln in slim)])  # a folder asked more often before keeps its pass@k
+    return run_figures(slim, k, price)
+
+
+def run_figures(lines: Iterable[dict], epochs: int, price: dict | None) -> dict[str, Any]:
+    """The summary's scale fields: spend, requests, cache hits and (``--epochs`` > 1) mean / pass@k / pass^k.
+    ``price`` as run.json records it (:meth:`Price.describe`)."""
     lines = list(lines)
     metered = [ln for ln in lines if "requests" in ln or "cache_hits" in ln]
     out: dict[str, Any] = {}
@@ -118,7 +132,7 @@ def run_figures(lines: Iterable[dict], epochs: int, price: Price | None) -> dict
             "usd_known_part": sum(known),
             "usd_per_instance": sum(known) / n_ids if len(known) == len(metered) and n_ids else None,
             "n_unknown": len(metered) - len(known),
-            "price": price.describe() if price else None,
+            "price": price,
         }
         out["requests"] = sum(int(ln.get("requests") or 0) for ln in metered)
         out["batch_requests"] = sum(int(ln.get("batch_requests") or 0) for ln in metered)

@@ -263,3 +263,31 @@ async def test_the_final_turn_without_tools_is_its_own_request(tmp_path):
         assert fake.count == 2 and fake.requests[1]["body"]["tool_choice"] == {"type": "none"}
         assert (meter.requests, meter.cache_hits) == (2, 1)
         await p.aclose()
+
+
+async def test_the_same_request_in_flight_twice_is_sent_once(tmp_path):
+    """Two identical requests at once (the LLM judge asked about one answer by two attempts in parallel)
+    send one request; the second waits for its reply and counts as a cache hit. When the first fails,
+    the second asks anew: an error is never shared."""
+    import asyncio
+
+    with FakeOpenAI(lambda body, i: Text(f"Final answer: {i}"), latency=0.3) as fake:
+        p = CachingProvider(MeteredProvider(_openai(fake)), ResponseCache(tmp_path / "c"))
+
+        async def one():
+            with attempt_scope(1) as meter:
+                reply = await p.generate(SYSTEM, _msgs(), None, 10)
+            return reply.text, meter.requests, meter.cache_hits
+
+        got = await asyncio.gather(one(), one())
+        assert fake.count == 1
+        assert sorted(got) == [("Final answer: 0", 0, 1), ("Final answer: 0", 1, 0)]
+        await p.aclose()
+
+    with FakeOpenAI(lambda body, i: Status(400) if i == 0 else Text("Final answer: ok"), latency=0.3) as fake:
+        p = CachingProvider(_openai(fake), ResponseCache(tmp_path / "d"))  # no retry layer here
+        first, second = await asyncio.gather(p.generate(SYSTEM, _msgs(), None, 10),
+                                             p.generate(SYSTEM, _msgs(), None, 10), return_exceptions=True)
+        assert isinstance(first, ProviderError) and second.text == "Final answer: ok"
+        assert fake.count == 2
+        await p.aclose()

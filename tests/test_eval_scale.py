@@ -242,6 +242,35 @@ def test_the_budget_counts_the_judge(tmp_path, toy, capsys):
     assert "--budget needs the judge's price too: openai/judge-test" in capsys.readouterr().err
 
 
+def test_rejudging_keeps_the_scale_figures_and_can_use_the_cache(tmp_path, toy, capsys):
+    """`span-client judge` rewrote summary.json from the counts alone: cost, requests and pass@k were gone
+    after a re-judge. They stay, and --cache-dir serves the LLM judge's replies to a second re-judge."""
+    items, f = toy
+    run = tmp_path / "run"
+    with FakeOpenAI(oracle_for(items, lambda inst, i: i % 3 == 0)) as fake:
+        assert main(eval_args(fake, run, f, model="openai/gpt-4o", *["--epochs", "2", "--temperature", "0.5"])) == 0
+    before = json.loads((run / "summary.json").read_text())
+    assert before["epochs"]["k"] == 2 and before["cost"]["usd"] > 0 and before["requests"] == 18
+    assert main(["judge", str(run)]) == 0
+    after = json.loads((run / "summary.json").read_text())
+    for key in ("epochs", "cost", "requests", "cache_hits", "accuracy"):
+        assert after[key] == before[key], key
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    # two attempts that answered alike are one judge request (the judge's cache key has no epoch)
+    distinct = len({(l["question"], l["final_answer"]) for l in read_results(run / "results.jsonl")})
+    with FakeOpenAI(_always_right) as judge:
+        assert main(["judge", str(run), *_judge_args(judge), *cache]) == 0
+        assert judge.count == distinct < 18
+        assert main(["judge", str(run), *_judge_args(judge), *cache]) == 0
+        assert judge.count == distinct  # the second re-judge asked nothing
+    lines = read_results(run / "results.jsonl")
+    assert all((l["judge_requests"], l["judge_cache_hits"]) == (0, 1) for l in lines)
+    final = json.loads((run / "summary.json").read_text())
+    assert final["judge_cost"]["cache_hits"] == 18 and final["epochs"]["k"] == 2
+    assert main(["judge", str(run), *cache]) == 2
+    assert "--cache holds LLM judge replies: it needs --judge-model" in capsys.readouterr().err
+
+
 # -------------------------------------------------------------------------------------------------- batch
 def _creates(fake):
     return sum(1 for m, p in fake.batch_calls if m == "POST" and p in ("/v1/batches", "/v1/messages/batches"))

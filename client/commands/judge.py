@@ -6,6 +6,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
+from ..cache import CacheError, ResponseCache
 from ..providers import ModelSpecError
 from ..rejudge import JudgeStopped, rejudge
 from ..retry import RetryPolicy
@@ -24,6 +25,12 @@ def configure(jd: argparse.ArgumentParser) -> None:
     jd.add_argument("--force-resume", action="store_true",
                     help="re-judge even though results.jsonl holds lines that are not result records: they are set "
                          "aside in results.corrupt (without it such a folder is refused with their line numbers)")
+    jd.add_argument("--cache", action="store_true",
+                    help="answer an LLM judge request seen before (same judge, settings and text) from the response "
+                         "cache, the one `eval --cache` uses; errors are never cached")
+    jd.add_argument("--cache-dir", type=Path, metavar="DIR",
+                    help="the response cache's folder (implies --cache; default $XDG_CACHE_HOME/span-toolkit or "
+                         "~/.cache/span-toolkit)")
     jd.add_argument("--concurrency", type=positive_int, default=8)
     jd.add_argument("--timeout", type=positive_float, default=120.0)
     jd.add_argument("--max-retries", type=nonneg_int, default=6)
@@ -40,10 +47,13 @@ def run(args) -> int:
     common.warn_secret_flags(args)
     retry = RetryPolicy(max_retries=args.max_retries, base_delay=args.retry_base_delay, timeout=args.timeout,
                         max_delay=args.max_retry_wait)
+    if (args.cache or args.cache_dir) and not args.judge_model:
+        raise common.UsageError("--cache holds LLM judge replies: it needs --judge-model (the rules judge asks nobody)")
     try:
+        cache = ResponseCache(args.cache_dir) if args.cache or args.cache_dir else None
         scorer = make_scorer(args.judge_model, base_url=args.judge_base_url, api_key=args.judge_api_key,
-                             timeout=args.timeout, retry=retry)
-    except ModelSpecError as e:
+                             timeout=args.timeout, retry=retry, cache=cache)
+    except (ModelSpecError, CacheError) as e:
         raise common.UsageError(str(e)) from None
 
     async def go():
