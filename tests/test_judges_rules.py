@@ -117,6 +117,15 @@ ROWS = [
     ("heb", "Today is 2025-7-1. I am unable to determine the Hebrew date.", NA),
     ("heb", "Today is 5 Tammuz 5785, but I cannot compute dates reliably.", NA),
     ("heb", "The Gregorian date is 2025-07-04.", I),         # a date, but in the wrong calendar
+    # Recorded from Qwen2.5-Coder-0.5B (unaided, 2026-11-25): a Gregorian date given *as* the target
+    # calendar's is a committed wrong answer, not a missing one (it was NOT_ATTEMPTED, 9 of 36 content replies)
+    ("heb", 'The Hebrew calendar date 3 days later is "2025-7-4".', I),
+    ("heb", 'The Hebrew calendar date 3 days later was "01-07-2025".', I),   # today's date, restated as the answer
+    ("isl", 'The Islamic calendar date 3 days later is "2025-12-31".', I),
+    ("per", 'The Persian calendar date 3 days later is "2026-10-15".', I),
+    ("greg", 'The Gregorian calendar date 3 days ago was "1430-12-26".', I),  # an Islamic-looking date
+    ("heb", "The Hebrew calendar date 3 days after 2025-7-1.", NA),          # the base of the question only
+    ("heb", "The Hebrew date 3 days later is not 2025-07-04.", NA),          # negated, nothing stated
     ("heb", "", NA),
     ("heb", None, NA),
     # --- Islamic target: 8 Muharram 1447 -------------------------------------------------------

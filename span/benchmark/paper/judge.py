@@ -60,8 +60,9 @@ Content questions (gold is a date in the target calendar)
   * A month and day with no year -> INCORRECT (a partial answer, DateAugBench rule 4).
   * A date that does not exist (30 in a 29-day month, Adar II in a common year) -> INCORRECT.
   * No target-calendar date but a date in another calendar (even just the reference date copied,
-    as the baseline does) -> INCORRECT ("wrong calendar"); with refusal wording, or with no date at
-    all -> NOT_ATTEMPTED.
+    as the baseline does) -> INCORRECT ("wrong calendar"); so is a date the reply calls a target
+    date though it cannot be one ("The Hebrew date was 2025-3-14"), unless it is only negated or the
+    base of a computation; with refusal wording, or with no date at all -> NOT_ATTEMPTED.
   * Only echoes of the reference date plus refusal wording -> NOT_ATTEMPTED.
   * The comparison with the gold is by (year, month, day, is_leap_month); selection never looks at
     the gold, so listing several dates cannot earn a CORRECT.
@@ -828,9 +829,13 @@ def judge_answer(instance: dict, answer: str | None) -> Verdict:
         if refusal:
             return Verdict(NOT_ATTEMPTED, None, "refusal, no date in the target calendar")
         other = _other_calendar_date(text, target, instance)
-        if other:
+        if other and _label_ok(other):
             return Verdict(INCORRECT, other.display(),
                                f"no {target} date; answered with a {other.calendar} date {other.text!r}")
+        if other:  # "The Hebrew date was 2025-3-14": committed to a date that is no Hebrew date in range
+            return Verdict(INCORRECT, other.display(),
+                               f"no {target} date; answered {other.text!r}, which the reply calls {target} but "
+                               f"is no {target} date in range")
         return Verdict(NOT_ATTEMPTED, None, f"no {target} date found")
     if choice.status == "hedge":
         return Verdict(NOT_ATTEMPTED, None, f"hedged between {choice.note}")
@@ -854,8 +859,12 @@ def judge_answer(instance: dict, answer: str | None) -> Verdict:
 
 
 def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand | None:
+    """The date a reply with no date of the target calendar committed to, read in another calendar: one
+    whose label fits that calendar first; else a bare echo of the reference date; else (last) a date the
+    reply labels with the target calendar although it cannot be one ("The Islamic date was 2025-3-14": a
+    committed, wrong answer, not a missing one), a new date before a restated one."""
     masked = _question_mask(text)
-    fallback = None
+    fallback = mislabelled = None
     for name in CALENDAR_NAMES:
         if name == target:
             continue
@@ -870,7 +879,12 @@ def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand
         # does exactly this); refusals were handled before this point.
         if dated:
             fallback = fallback or dated[-1]
-    return fallback
+        labelled_target = [c for c in cands if c.has_year and c.valid and f"label:{target}" in c.flags
+                           and not c.flags & {"base", "negated"}]  # "3 days after X" / "not X" state no answer
+        labelled_target.sort(key=lambda c: "echo" not in c.flags)  # a new date before a restated one
+        if labelled_target and (mislabelled is None or "echo" in mislabelled.flags):
+            mislabelled = labelled_target[-1]
+    return fallback or mislabelled
 
 
 __all__ = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED", "Verdict", "judge_answer",
