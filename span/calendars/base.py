@@ -140,7 +140,12 @@ class Calendar:
         if isinstance(year, bool) or not isinstance(year, int):
             raise CalendarError(f"{self.title} year must be an integer, got {year!r}")
         if not self.min_year <= year <= self.max_year:
-            raise CalendarError(f"{self.title} year {year} is out of range; {self.range_text()}")
+            hint = ""
+            first, last = date.fromordinal(self.min_ordinal).year, date.fromordinal(self.max_ordinal).year
+            if self.name != "gregorian" and first <= year <= last:
+                # the commonest slip (small models make it): a Gregorian date sent as this calendar's
+                hint = f"; {year} is a Gregorian year: for a Gregorian date, give the calendar \"gregorian\""
+            raise CalendarError(f"{self.title} year {year} is out of range; {self.range_text()}{hint}")
         return self.layout(year)
 
     def check_month(self, year: int, month: int, is_leap: bool = False) -> Month:
