@@ -117,10 +117,10 @@ ROWS = [
     ("heb", "Today is 2025-7-1. I am unable to determine the Hebrew date.", NA),
     ("heb", "Today is 5 Tammuz 5785, but I cannot compute dates reliably.", NA),
     ("heb", "The Gregorian date is 2025-07-04.", I),         # a date, but in the wrong calendar
-    # Recorded from Qwen2.5-Coder-0.5B (unaided, 2026-11-25): a Gregorian date given *as* the target
-    # calendar's is a committed wrong answer, not a missing one (it was NOT_ATTEMPTED, 9 of 36 content replies)
+    # The shape Qwen2.5-Coder-0.5B answers in (unaided, evaluation date 2026-03-15: 8 of 40 content replies,
+    # all NOT_ATTEMPTED before): a Gregorian date given *as* the target calendar's is a committed wrong answer
     ("heb", 'The Hebrew calendar date 3 days later is "2025-7-4".', I),
-    ("heb", 'The Hebrew calendar date 3 days later was "01-07-2025".', I),   # today's date, restated as the answer
+    ("heb", 'The Hebrew calendar date 3 days later was "01-07-2025".', NA),  # the reference date: maybe only mentioned
     ("isl", 'The Islamic calendar date 3 days later is "2025-12-31".', I),
     ("per", 'The Persian calendar date 3 days later is "2026-10-15".', I),
     ("greg", 'The Gregorian calendar date 3 days ago was "1430-12-26".', I),  # an Islamic-looking date

@@ -61,8 +61,9 @@ Content questions (gold is a date in the target calendar)
   * A date that does not exist (30 in a 29-day month, Adar II in a common year) -> INCORRECT.
   * No target-calendar date but a date in another calendar (even just the reference date copied,
     as the baseline does) -> INCORRECT ("wrong calendar"); so is a date the reply calls a target
-    date though it cannot be one ("The Hebrew date was 2025-3-14"), unless it is only negated or the
-    base of a computation; with refusal wording, or with no date at all -> NOT_ATTEMPTED.
+    date though it cannot be one ("The Hebrew date was 2025-3-14"), unless it is negated, the base of
+    a computation or the reference date restated; with refusal wording, or with no date at all ->
+    NOT_ATTEMPTED.
   * Only echoes of the reference date plus refusal wording -> NOT_ATTEMPTED.
   * The comparison with the gold is by (year, month, day, is_leap_month); selection never looks at
     the gold, so listing several dates cannot earn a CORRECT.
@@ -862,7 +863,7 @@ def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand
     """The date a reply with no date of the target calendar committed to, read in another calendar: one
     whose label fits that calendar first; else a bare echo of the reference date; else (last) a date the
     reply labels with the target calendar although it cannot be one ("The Islamic date was 2025-3-14": a
-    committed, wrong answer, not a missing one), a new date before a restated one."""
+    committed, wrong answer, not a missing one) unless it is the reference date restated."""
     masked = _question_mask(text)
     fallback = mislabelled = None
     for name in CALENDAR_NAMES:
@@ -879,10 +880,10 @@ def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand
         # does exactly this); refusals were handled before this point.
         if dated:
             fallback = fallback or dated[-1]
+        # not "3 days after X" / "not X" / the reference date restated: those may be mentioned, not answered
         labelled_target = [c for c in cands if c.has_year and c.valid and f"label:{target}" in c.flags
-                           and not c.flags & {"base", "negated"}]  # "3 days after X" / "not X" state no answer
-        labelled_target.sort(key=lambda c: "echo" not in c.flags)  # a new date before a restated one
-        if labelled_target and (mislabelled is None or "echo" in mislabelled.flags):
+                           and not c.flags & {"base", "negated", "echo"}]
+        if labelled_target and mislabelled is None:
             mislabelled = labelled_target[-1]
     return fallback or mislabelled
 
