@@ -315,3 +315,30 @@ def test_summary_agreement_is_the_judges_own(tmp_path):
                                              ["CORRECT", "INCORRECT", "CORRECT"])
     assert s["n_unscored"] == 0
     assert summarize(tmp_path, ids={"x0"})["n"] == 1
+
+
+def test_eval_out_is_never_a_folder_of_other_files(tmp_path, capsys):
+    """--out onto a folder that holds other files (think `--out .` or `--out /tmp`) is refused before anything
+    is written and its mode is left alone; an empty shared folder (sticky, 1777) is used without locking
+    others out; an empty folder of one's own is made 0700; a run folder resumes."""
+    import os
+    import stat
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    (shared / "notes.txt").write_text("someone else's\n")
+    args = ["eval", "--model", "baseline", "--date", "2025-07-01", "--sample", "3", "--quiet"]
+    assert main([*args, "--out", str(shared)]) == 2
+    assert "holds other files (notes.txt) and is no run folder" in capsys.readouterr().err
+    assert sorted(p.name for p in shared.iterdir()) == ["notes.txt"]
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+    (shared / "notes.txt").unlink()
+    assert main([*args, "--out", str(shared)]) == 0
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777  # shared: not locked, its files are 0600
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in shared.iterdir() if p.is_file())
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o755)
+    assert main([*args, "--out", str(mine)]) == 0
+    assert stat.S_IMODE(mine.stat().st_mode) == 0o700
+    assert main([*args, "--out", str(mine)]) == 0  # the same run again: resumes

@@ -149,3 +149,37 @@ def test_huge_range_step_is_not_a_crash():
     from span.benchmark.evaldates import date_range
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999y") == [date(2025, 7, 1)]
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999w") == [date(2025, 7, 1)]
+
+
+def test_out_that_is_no_regular_file_is_left_alone(tmp_path, capsys):
+    """--out on a device or a FIFO is refused, --force or not: the temporary file would be renamed over it
+    (as root, `--out /dev/null --force` left a 0600 regular file where /dev/null was, for everyone)."""
+    import os
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    targets = [(fifo, "a FIFO")]
+    if os.geteuid() == 0:
+        device = tmp_path / "null"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        targets.append((device, "a device"))
+    for target, kind in targets:
+        before = os.stat(target)
+        assert run_cli("--date", "2025-07-01", "--sample", "3", "--out", str(target), "--force") == 2
+        assert f"is {kind}, not a regular file" in capsys.readouterr().err
+        after = os.stat(target)
+        assert (after.st_mode, after.st_ino, getattr(after, "st_rdev", 0)) == \
+               (before.st_mode, before.st_ino, getattr(before, "st_rdev", 0))
+    assert not list(tmp_path.glob(".span-generate-*"))
+
+
+def test_out_through_a_symlink_writes_the_file_it_names(tmp_path):
+    real = tmp_path / "data" / "instances.jsonl"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(real)
+    assert run_cli("--date", "2025-07-01", "--sample", "4", "--out", str(link), "--force") == 0
+    assert link.is_symlink() and link.resolve() == real
+    assert len(real.read_text().splitlines()) == 4

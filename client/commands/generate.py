@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
 import tempfile
 
@@ -116,14 +117,23 @@ def run(args) -> int:
                 devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, sys.stdout.fileno())
             return 0
-        directory = os.path.dirname(os.path.abspath(out))
+        # A symlink is written through (the file it names is replaced, the link stays), and the temporary
+        # file goes beside that file, so the final rename never crosses file systems.
+        target = os.path.realpath(out)
+        directory = os.path.dirname(target)
         if not os.path.isdir(directory):
             print(f"span-client generate: error: output directory {directory!r} does not exist", file=sys.stderr)
             return 2
-        if os.path.isdir(out):
+        if os.path.isdir(target):
             print(f"span-client generate: error: --out {out!r} is a directory", file=sys.stderr)
             return 2
-        if os.path.exists(out) and not args.force:
+        kind = _not_a_file(target)
+        if kind:
+            # the rename below would put a regular file where the device was (as root: /dev/null for everyone)
+            print(f"span-client generate: error: --out {out!r} is {kind}, not a regular file; give a file path, or "
+                  f"--out - to write to standard output", file=sys.stderr)
+            return 2
+        if os.path.exists(target) and not args.force:
             print(f"span-client generate: error: --out {out!r} exists; add --force to overwrite it, or choose "
                   f"another file", file=sys.stderr)
             return 2
@@ -134,7 +144,7 @@ def run(args) -> int:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 for line in _lines(args, dates):
                     f.write(line + "\n")
-            os.replace(tmp, out)
+            os.replace(tmp, target)
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -156,6 +166,19 @@ def run(args) -> int:
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _not_a_file(path: str) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (a device, a FIFO, a socket), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a special file"
 
 
 class _Terminated(BaseException):

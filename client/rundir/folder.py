@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
@@ -108,13 +109,24 @@ class RunFolder:
         return self.results_path.is_file()
 
     def create(self) -> None:
-        """Make the folder (and parents), readable by its owner only (it holds the gold answers; an existing
-        folder of ours is made so too); a clear error when that is impossible."""
+        """Make the folder (and parents), readable by its owner only (it holds the gold answers); a clear
+        error when that is impossible. An existing folder is used only when it is a run folder already
+        (resume) or empty; a folder holding other files (``--out .``, ``--out /tmp``) is refused, and an
+        existing folder's mode is tightened only when it is ours and not shared (no sticky bit), so
+        nobody else's folder is locked."""
         if self.path.exists() and not self.path.is_dir():
             raise RunFolderError(f"--out {self.path} exists and is not a folder")
         try:
+            existed = self.path.is_dir()
+            if existed and not (self.run_path.exists() or self.results_path.exists()):
+                others = sorted(name for name in os.listdir(self.path) if name != LOCK)
+                if others:
+                    shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+                    raise RunFolderError(f"--out {self.path} is a folder that holds other files ({shown}) and is no "
+                                         f"run folder; give a new or empty folder (or an earlier run's, to resume)")
             self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if self.path.stat().st_uid == os.geteuid():
+            st = self.path.stat()
+            if not existed or (st.st_uid == os.geteuid() and not st.st_mode & stat.S_ISVTX):
                 os.chmod(self.path, 0o700)
             probe = self.path / f".write-test{os.getpid()}"
             probe.write_bytes(b"")
