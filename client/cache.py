@@ -115,18 +115,26 @@ class ResponseCache:
         self.dir = self.root / SUBDIR
         self.corrupt = 0  # damaged entries met (each a miss)
         self._warned = False
-        self._private_dir(self.root, create_parents=True)
+        self._private_dir(self.root, create_parents=True, only_if_ours=True)
         self._private_dir(self.dir)
 
     @staticmethod
-    def _private_dir(path: Path, create_parents: bool = False) -> None:
+    def _private_dir(path: Path, create_parents: bool = False, only_if_ours: bool = False) -> None:
+        """Make ``path`` a folder only its owner may enter. With ``only_if_ours`` (the cache root, which the
+        user names with --cache-dir) an existing folder is tightened only when it holds nothing but cache
+        folders: ``--cache-dir ~`` or ``/tmp`` must not lock anyone out (the entries' own folder is private
+        all the same)."""
         try:
             if create_parents:
                 path.parent.mkdir(parents=True, exist_ok=True)
             try:
                 path.mkdir(mode=0o700)
             except FileExistsError:
-                pass
+                if (only_if_ours and path.is_dir() and not path.is_symlink()
+                        and any(not n.startswith("responses-v") for n in os.listdir(path))):
+                    st = path.lstat()
+                    if st.st_uid == os.getuid() or st.st_mode & stat.S_ISVTX:
+                        return  # a folder of other things (~, /tmp): left as it is; the entries' folder is private
             st = path.lstat()
         except OSError as e:
             raise CacheError(f"cannot use the cache folder {path}: {e.strerror or e}") from None

@@ -291,3 +291,25 @@ async def test_the_same_request_in_flight_twice_is_sent_once(tmp_path):
         assert isinstance(first, ProviderError) and second.text == "Final answer: ok"
         assert fake.count == 2
         await p.aclose()
+
+
+def test_a_cache_dir_of_other_things_keeps_its_mode(tmp_path):
+    """--cache-dir naming a folder that holds other things (a home folder, a sticky /tmp-like one) leaves
+    that folder's mode alone (as root, `--cache-dir /tmp` made /tmp 0700 for everyone); the entries' own
+    folder is private all the same. A cache folder of its own is still tightened."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    (shared / "someone-elses.txt").write_text("x")
+    home = tmp_path / "home"
+    home.mkdir(mode=0o755)
+    (home / ".profile").write_text("x")
+    for folder, mode in ((shared, 0o1777), (home, 0o755)):
+        os.chmod(folder, mode)
+        ResponseCache(folder)
+        assert stat.S_IMODE(folder.stat().st_mode) == mode
+        assert stat.S_IMODE((folder / "responses-v1").stat().st_mode) == 0o700
+    own = tmp_path / "own"
+    own.mkdir(mode=0o755)
+    ResponseCache(own)
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700
