@@ -59,6 +59,18 @@ def test_epochs_and_cost_in_the_report(tmp_path):
     md = (out / "report.md").read_text()
     assert "## Cost" in md and "## Several attempts per instance (--epochs)" in md
     assert "| openai/gpt-4o · unaided | 3 | 33.3% | 50.0% | 0.0% | 12/12 |" in md
+    # and the overall table says so, with the mean beside it (it read 50.0% with no word of attempt 1)
+    overall = md.split("## Overall accuracy", 1)[1].split("\n## ", 1)[0]
+    assert "openai/gpt-4o · unaided 3 attempts, mean accuracy over all of them 33.3%" in overall
+    assert "read **attempt 1** of each instance" in overall
+
+
+def test_the_console_says_which_attempt_the_accuracy_is(tmp_path, capsys):
+    ins = sy.instances(6)
+    folder = sy.write_run(tmp_path / "m1", _epoch_rows(ins, "openai/gpt-4o", lambda n: [True, False, False]))
+    assert _run(folder, "--out", tmp_path / "report", "--resamples", "200", "--no-figures") == 0
+    assert "openai/gpt-4o · unaided: 100.0% (6/6 scored, 0 unscored, 0 errors; attempt 1 of 3, mean over all " \
+           "33.3%)" in capsys.readouterr().out
 
 
 def test_runs_without_costs_say_nothing_about_cost(tmp_path):

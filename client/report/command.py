@@ -123,10 +123,14 @@ def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLE
     _say(quiet, f"report: {out / 'report.md'}  ({len(series)} model/mode series, "
                f"{sum(len(s.records) for s in series)} results, {len(figs)} figures, "
                f"{time.perf_counter() - t0:.1f} s)")
+    several = {b["label"]: b for b in rep.get("scale") or [] if b.get("attempts")}
     for s in rep["series"]:
         o = s["overall"]
+        b = several.get(s["label"])
+        epochs = (f"; attempt 1 of {b['epochs']}, mean over all {tables.pct(b['attempts']['overall']['mean_accuracy'])}"
+                  if b else "")
         _say(quiet, f"  {s['label']}: {tables.pct(o['accuracy'])} ({o['n_correct']}/{o['n_scored']} "
-                   f"scored, {o['n_unscored']} unscored, {o['n_errors']} errors)")
+                   f"scored, {o['n_unscored']} unscored, {o['n_errors']} errors{epochs})")
     for n in notes:
         _say(quiet, f"  note: {n}")
     for p in rep["paired"]:

@@ -127,6 +127,14 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
       "grade them) and *errors* (provider errors: no answer) are left out of the denominator, not counted "
       "as wrong; *not attempted* are answers the judge found no final answer in (scored as wrong); *max "
       "turns* are tool loops that hit the turn limit. 95% CI: Wilson interval.\n")
+    several = [b for b in rep.get("scale") or [] if b.get("attempts")]
+    if several:
+        w("**Several attempts per instance** (`--epochs`): "
+          + "; ".join(f"{b['label']} {b['epochs']} attempts, mean accuracy over all of them "
+                      f"{pct(b['attempts']['overall']['mean_accuracy'])}" for b in several)
+          + ". This table and every comparison below read **attempt 1** of each instance, so that arms and "
+            "models meet on the same footing; every attempt counts in the section *Several attempts per "
+            "instance* (mean, pass@k, pass^k).\n")
     w(md_table(["Model", "Mode", "Accuracy", "95% CI", "Correct / scored", "Unscored", "Errors",
                 "Not attempted", "Max turns"],
                [[s["model"], mode_label(s["mode"]), pct(s["overall"]["accuracy"]),
