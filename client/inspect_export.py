@@ -208,7 +208,12 @@ def run_to_log(run_dir: str | Path) -> Any:
         raise ExportError(f"{folder.path} is not a finished run folder (needs run.json and results.jsonl "
                           f"from `span-client eval --out`)")
     model = _model_name(info)
-    records = list(folder.records())
+    records, left_out = [], []
+    for line in folder.read_lines():
+        if line.obj is not None:
+            records.append(line.obj)
+        else:  # not a result record (or cut off by a killed writer): named in the log and by the command
+            left_out.append(line.lineno)
     if not records:
         raise ExportError(f"{folder.results_path} has no result lines to export")
     samples = [_sample(r, model) for r in records]
@@ -230,7 +235,8 @@ def run_to_log(run_dir: str | Path) -> Any:
         dataset=EvalDataset(name="span", samples=len(ids), sample_ids=ids),
         model=model, config=EvalConfig(epochs=epochs if epochs > 1 else None),
         packages={"span-toolkit": (info.versions or {}).get("span-toolkit", "")},
-        metadata={"span_run": info.to_dict(), "exported_from": str(folder.path)})
+        metadata={"span_run": info.to_dict(), "exported_from": str(folder.path),
+                  "span_lines_left_out": left_out})
     interrupted = bool(info.interrupted) or bool(info.stopped)
     return EvalLog(
         status="cancelled" if interrupted else "success", eval=spec,

@@ -222,3 +222,22 @@ def test_an_epochs_run_exports_every_attempt_with_pass_k(tmp_path):
     assert metrics["accuracy"] == pytest.approx((3 * right - 1) / 18)
     assert metrics["pass_at_3"] == pytest.approx(right / 6)          # one right attempt of three is enough
     assert metrics["pass_hat_3"] == pytest.approx((right - 1) / 6)   # all three must be right
+
+
+def test_a_line_that_is_no_result_record_is_named_not_dropped_silently(runs, tmp_path, capsys):
+    """The run folder is left as it is; the export says which lines it could not read, and the log keeps
+    their numbers (span_lines_left_out)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(runs["baseline"], run)
+    lines = (run / "results.jsonl").read_text().splitlines()
+    lines[4] = "{not json"
+    (run / "results.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "x.eval"
+    assert _export(run, out) == 0
+    captured = capsys.readouterr()
+    assert "warning: 1 line(s) of" in captured.err and "(line 5)" in captured.err
+    assert f"{N - 1} samples" in captured.out
+    log = read_eval_log(str(out))
+    assert len(log.samples) == N - 1 and log.eval.metadata["span_lines_left_out"] == [5]

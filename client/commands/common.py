@@ -37,6 +37,10 @@ def print_err(msg: str) -> None:
     print(f"span-client: error: {msg}", file=sys.stderr)
 
 
+def print_warning(msg: str) -> None:
+    print(f"span-client: warning: {msg}", file=sys.stderr)
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """argparse's own errors (missing, unknown or bad values) as one line on stderr, exit 2 — not the whole
     usage text."""

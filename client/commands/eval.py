@@ -16,7 +16,7 @@ from ..budget import BudgetError, check_budget
 from ..multimodel import model_folders, split_models
 from ..pricing import PriceError, resolve_price
 from ..providers import SCRIPTED_MODELS, ModelSpecError, parse_model
-from ..rundir import RunFolderError
+from ..rundir import RunFolder, RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
 from ..scale import BATCH_REFUSAL
 from ..sandbox import KINDS, SandboxError
@@ -279,7 +279,7 @@ def execute_several(specs: list[RunSpec], out: Path) -> int:
             statuses.append(2)
         if statuses[-1] == 130:
             break  # Ctrl-C stops the whole command, not one model
-    done = [s.out_dir for s in specs if (s.out_dir / "results.jsonl").is_file()]
+    done = [s.out_dir for s in specs if RunFolder(s.out_dir).has_results()]
     if done:
         rc = write_report(done, out / "report", with_figures=False, quiet=specs[0].quiet)
         if rc == 0 and not specs[0].quiet:

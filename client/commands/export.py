@@ -22,6 +22,7 @@ def configure(ex: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from ..inspect_export import ExportError, RunFolderError, export_inspect, require_inspect
+    from ..rundir import RunFolder
 
     if args.out.exists() and not args.force:
         raise common.UsageError(f"--out {args.out} exists; add --force to overwrite it, or choose another file")
@@ -32,6 +33,11 @@ def run(args) -> int:
         raise common.UsageError(str(e)) from None
     score = log.results.scores[0]
     acc = score.metrics["accuracy"].value
+    left_out = (log.eval.metadata or {}).get("span_lines_left_out") or []
+    if left_out:
+        shown = ", ".join(map(str, left_out[:10])) + (" …" if len(left_out) > 10 else "")
+        common.print_warning(f"{len(left_out)} line(s) of {RunFolder(args.run_dir).results_path} are not result "
+                         f"records and are not in the log (line {shown}); `span-client judge` names them too")
     print(f"wrote {path}: {len(log.samples)} samples ({score.scored_samples} scored), accuracy "
           + (f"{acc:.2%}" if acc == acc else "n/a") + f"; open it with: inspect view --log-dir {path.parent or '.'}")
     return 0
