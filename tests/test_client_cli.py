@@ -50,6 +50,17 @@ def test_tools_call_json_args_and_key_value_pairs():
     assert "weekday: Tuesday" in r.stdout
 
 
+def test_tools_call_text_keeps_the_disputed_marker_and_sends_nan_as_text():
+    """The plain-text output printed each date's display form only, and so lost the `disputed` marker the
+    MCP text, --json and Python carry; `days=NaN` reached the tool as null ("got None")."""
+    r = run_cli("tools", "call", "search_calendar", "calendar=gregorian", "year=2057", "month=10", "day=1")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^chinese_lunar: 2057-9-3 .*\[disputed: other reading 2057-9-4: ", r.stdout, re.M)
+    assert re.search(r"^gregorian: 2057-10-1  \(2057-10-1\)$", r.stdout, re.M)  # undisputed: as before
+    r = run_cli("tools", "call", "date_arithmetic", "calendar=gregorian", "year=2025", "month=1", "day=1", "days=NaN")
+    assert r.returncode == 1 and "got 'NaN'" in r.stderr
+
+
 def test_tools_call_error_result_exits_1_with_the_tools_message():
     r = run_cli("tools", "call", "date_arithmetic", "--args",
                 '{"calendar":"hebrew","year":5784,"month":2,"day":30,"days":1}')

@@ -160,6 +160,9 @@ def test_cost_per_instance_and_the_budget_stop_then_resume(tmp_path, toy, capsys
         assert rc == 1 and fake.count == 3
         err = capsys.readouterr().err
         assert "budget reached: $0.0540 spent of --budget $0.0500" in err and "larger --budget to resume" in err
+        resume = next(line for line in err.splitlines() if line.startswith("resume with"))
+        assert resume.startswith("resume with a larger budget, e.g.: span-client eval ")
+        assert " --budget 0.1 " in resume and "0.05" not in resume  # the same budget would stop at once
         lines = read_results(tmp_path / "run" / "results.jsonl")
         assert len(lines) == 3 and all(l["cost_usd"] == pytest.approx(0.018) for l in lines)
         assert main(eval_args(fake, tmp_path / "run", f, *price, "--budget", "1")) == 0
@@ -269,6 +272,22 @@ def test_rejudging_keeps_the_scale_figures_and_can_use_the_cache(tmp_path, toy, 
     assert final["judge_cost"]["cache_hits"] == 18 and final["epochs"]["k"] == 2
     assert main(["judge", str(run), *cache]) == 2
     assert "--cache holds LLM judge replies: it needs --judge-model" in capsys.readouterr().err
+
+
+def test_epochs_without_sampling_and_budgets_without_cost_are_said(tmp_path, toy, capsys):
+    """--epochs K where every attempt answers alike (greedy OpenAI-style decoding, a scripted agent) warns
+    that pass@K will be the accuracy; with a sampling temperature it does not. --budget on a scripted
+    agent, which costs nothing, is refused."""
+    items, f = toy
+    with FakeOpenAI(oracle_for(items)) as fake:
+        assert main(eval_args(fake, tmp_path / "greedy", f, "--epochs", "2")) == 0
+        assert "warning: --epochs 2: openai/gpt-test will give the same answer every time" in capsys.readouterr().err
+        assert main(eval_args(fake, tmp_path / "sampled", f, "--epochs", "2", "--temperature", "0.7")) == 0
+        assert "same answer every time" not in capsys.readouterr().err
+    assert main(["eval", "--model", "baseline", "--instances", str(f), "--budget", "1", "--out",
+                 str(tmp_path / "b"), "--quiet"]) == 2
+    assert "baseline is an offline scripted agent, which costs nothing: drop --budget" in capsys.readouterr().err
+    assert not (tmp_path / "b").exists()
 
 
 # -------------------------------------------------------------------------------------------------- batch

@@ -183,3 +183,11 @@ def test_out_through_a_symlink_writes_the_file_it_names(tmp_path):
     assert run_cli("--date", "2025-07-01", "--sample", "4", "--out", str(link), "--force") == 0
     assert link.is_symlink() and link.resolve() == real
     assert len(real.read_text().splitlines()) == 4
+
+
+def test_a_sample_larger_than_the_instances_says_so(tmp_path, capsys):
+    out = tmp_path / "all.jsonl"
+    assert run_cli("--date", "2025-07-01", "--sample", "999999", "--out", str(out)) == 0
+    assert len(read(out)) == 1780
+    assert "--sample 999999 is not fewer than the 1,780 instances of this date: all of them are written" in \
+        capsys.readouterr().err

@@ -201,6 +201,19 @@ def _check(args, model: str) -> None:
             check_budget(args.budget, resolve_price(model, args.price_in, args.price_out), model)
         except (PriceError, BudgetError) as e:
             raise common.UsageError(str(e)) from None
+    elif args.budget is not None:
+        raise common.UsageError(f"--budget bounds what a model's requests cost; {kind} is an offline scripted agent, "
+                                f"which costs nothing: drop --budget")
+
+
+def _answers_alike(spec: RunSpec) -> bool:
+    """Whether every attempt will get the same answer: a scripted agent, or greedy decoding (temperature 0,
+    which OpenAI and compatible models get unless --temperature says otherwise; Anthropic gets its own
+    default, which samples)."""
+    kind = parse_model(spec.model)[0]
+    if kind in SCRIPTED_MODELS:
+        return True
+    return kind in ("openai", "openai-compatible") and spec.temperature in (None, 0, 0.0)
 
 
 def models_of(args) -> list[str]:
@@ -255,6 +268,13 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
 def run(args) -> int:
     specs = specs_from_args(args)
     common.warn_secret_flags(args)
+    if args.epochs > 1:
+        same = [s.model for s in specs if _answers_alike(s)]
+        if same:
+            common.print_warning(f"--epochs {args.epochs}: {', '.join(same)} will give the same answer every time "
+                                 f"(greedy decoding at temperature 0, or an offline scripted agent), so pass@"
+                                 f"{args.epochs} and pass^{args.epochs} will equal the accuracy; sample with "
+                                 f"--temperature above 0 (e.g. 0.7)")
     if args.time_agent and args.sandbox == "unsafe-process":
         print("span-client: warning: --sandbox unsafe-process: the model's code can read every file and process "
               "command line this user can read (instances, run folders, keys given as flags)", file=sys.stderr)
@@ -307,7 +327,12 @@ def execute(spec: RunSpec) -> tuple[int, dict | None]:
         if e.summary is not None:
             common.print_summary(e.summary, spec.out_dir)
         common.print_err(str(e))
-        print(f"resume with: {resume_command()}", file=sys.stderr)
+        if spec.budget is not None and str(e).startswith("budget reached"):
+            # the same --budget would stop again at once: offer twice as much (any larger amount goes on)
+            print(f"resume with a larger budget, e.g.: {resume_command({'--budget': f'{2 * spec.budget:g}'})}",
+                  file=sys.stderr)
+        else:
+            print(f"resume with: {resume_command()}", file=sys.stderr)
         return 1, e.summary
     except (MCPConnectionError, EndpointCheckError) as e:
         common.print_err(str(e))
@@ -316,11 +341,27 @@ def execute(spec: RunSpec) -> tuple[int, dict | None]:
     return (1 if (summary["n_errors"] or summary.get("n_judge_errors")) else 0), summary
 
 
-def resume_command() -> str:
+def resume_command(replace: dict[str, str] | None = None) -> str:
+    """The command as the user typed it (keys masked), with the values of ``replace``'s flags changed."""
     if not common.INVOKED:
-        return "the same command"
+        return "the same command" + (" with " + ", ".join(f"{k} {v}" for k, v in replace.items()) if replace else "")
     argv = common.mask_secret_flags(common.INVOKED)
     note = " (with your key for ***)" if argv != common.INVOKED else ""
+    for flag, value in (replace or {}).items():
+        argv = _with_value(argv, flag, value)
     return "span-client " + " ".join(shlex.quote(a) for a in argv) + note
+
+
+def _with_value(argv: list[str], flag: str, value: str) -> list[str]:
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == flag and i + 1 < len(argv):
+            out += [flag, value]
+            i += 2
+            continue
+        out.append(f"{flag}={value}" if a.startswith(flag + "=") else a)
+        i += 1
+    return out
 
 

@@ -100,11 +100,14 @@ def run(args) -> int:
             raise GeneratorError("the date range contains no dates")
         if args.date is not None and len(dates) != 1:
             raise GeneratorError(f"--date takes one date, got {args.date!r}; use --dates for lists and ranges")
-        check_date_count(dates, args.max_dates, count_instances(dates, date_formats=args.date_formats,
-                                                                extended=args.extended), args.date_formats)
+        total = count_instances(dates, date_formats=args.date_formats, extended=args.extended)
+        check_date_count(dates, args.max_dates, total, args.date_formats)
     except GeneratorError as exc:
         print(f"span-client generate: error: {exc}", file=sys.stderr)
         return 2
+    if args.sample is not None and args.sample >= total:
+        print(f"span-client generate: note: --sample {args.sample} is not fewer than the {total:,} instances of "
+              f"{'this date' if len(dates) == 1 else 'these dates'}: all of them are written", file=sys.stderr)
     out = args.out
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:

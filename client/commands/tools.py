@@ -55,10 +55,14 @@ def _arguments(args) -> dict:
         if not sep or not key:
             raise common.UsageError(f"expected key=value, got {pair!r}")
         try:
-            out[key] = json.loads(raw)
+            out[key] = json.loads(raw, parse_constant=_no_constant)
         except ValueError:
-            out[key] = raw
+            out[key] = raw  # NaN / Infinity too: sent as the text given (JSON has no such numbers)
     return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _with_mcp(args, fn):
@@ -140,7 +144,8 @@ def _print_tree(value: Any, indent: int = 0) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
             if isinstance(v, dict) and "display" in v and "calendar" in v:
-                print(f"{pad}{k}: {v['display']}  ({v.get('numeric', '')})")
+                disputed = f"  [disputed: {v['disputed']}]" if v.get("disputed") else ""
+                print(f"{pad}{k}: {v['display']}  ({v.get('numeric', '')}){disputed}")
             elif isinstance(v, (dict, list)) and v:
                 print(f"{pad}{k}:")
                 _print_tree(v, indent + 1)

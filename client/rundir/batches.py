@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .folder import RunFolderError, atomic_write_json
+from .folder import BATCHES, RunFolderError, atomic_write_json
 
-BATCHES = "batches.json"
 BATCHES_FORMAT = 1
 
 

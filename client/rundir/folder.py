@@ -22,6 +22,8 @@ ERRORS = "errors.jsonl"
 SERVER_LOG = "server.log"
 CORRUPT = "results.corrupt"
 LOCK = ".lock"
+BATCHES = "batches.json"  # written by rundir.batches
+RUN_FILES = frozenset({RESULTS, RUN, SUMMARY, ERRORS, SERVER_LOG, CORRUPT, LOCK, BATCHES})
 
 
 class RunFolderError(Exception):
@@ -119,7 +121,8 @@ class RunFolder:
         try:
             existed = self.path.is_dir()
             if existed and not (self.run_path.exists() or self.results_path.exists()):
-                others = sorted(name for name in os.listdir(self.path) if name != LOCK)
+                # a run killed early may have left only some of its files (batches.json, server.log)
+                others = sorted(n for n in os.listdir(self.path) if n not in RUN_FILES and not n.startswith("."))
                 if others:
                     shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
                     raise RunFolderError(f"--out {self.path} is a folder that holds other files ({shown}) and is no "
@@ -144,9 +147,9 @@ class RunFolder:
             raw = json.loads(self.run_path.read_text(encoding="utf-8"))
         except (OSError, ValueError, UnicodeDecodeError) as e:
             raise RunFolderError(f"{self.run_path} is not readable JSON ({e.__class__.__name__}); "
-                                 f"use another --out") from None
+                                 f"repair or remove it, or use another run folder") from None
         if not isinstance(raw, dict):
-            raise RunFolderError(f"{self.run_path} is not a run.json object; use another --out")
+            raise RunFolderError(f"{self.run_path} is not a run.json object; repair or remove it, or use another run folder")
         version = raw.get("format_version", 1)
         if version not in READABLE_VERSIONS:
             newer = isinstance(version, int) and version > FORMAT_VERSION
@@ -161,7 +164,7 @@ class RunFolder:
         except ValidationError as e:
             first = e.errors()[0]
             where = ".".join(map(str, first.get("loc", ()))) or "run.json"
-            raise RunFolderError(f"{self.run_path}: field {where}: {first.get('msg')}; use another --out") from None
+            raise RunFolderError(f"{self.run_path}: field {where}: {first.get('msg')}; repair or remove it, or use another run folder") from None
 
     def write_info(self, info: RunInfo) -> None:
         atomic_write_json(self.run_path, {"format_version": info.format_version, **info.to_dict()})
