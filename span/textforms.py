@@ -45,6 +45,11 @@ def month_number(name: str, calendar: str) -> int | None:
     return table.get(key) if key in table else table.get(key.replace(" ", ""))
 
 
+def _names_first_adar(calendar: str, name: str, number: int) -> bool:
+    """Whether a Hebrew month name says "the first Adar" (Adar I, Adar Aleph, …), not plain "Adar"."""
+    return calendar == "hebrew" and number == 12 and normalize_name(name).replace(" ", "") != "adar"
+
+
 _NUMERIC = re.compile(
     r"^\s*(?P<y>-?\d{1,4})\s*[-/.]\s*(?P<leap>leap\s*|l|闰|leap month\s*)?(?P<m>\d{1,2})\s*[-/.]\s*(?P<d>\d{1,2})\s*$",
     re.IGNORECASE)
@@ -80,7 +85,12 @@ def parse_date(text: str, calendar: str) -> CalendarDate:
             if number is None:
                 raise CalendarError(f"unknown {cal.title} month name {m.group('mon').strip()!r}; valid: "
                                     f"{', '.join(cal.month_names.values()) or 'numeric months'}")
-            return CalendarDate.create(cal.name, int(m.group("y")), number, int(m.group("d")))
+            year = int(m.group("y"))
+            if _names_first_adar(cal.name, m.group("mon"), number) and cal.check_year(year).find(13, False) is None:
+                # "Adar I" names the first of two Adars: a common year has one Adar, so no Adar I either
+                raise CalendarError(f"Hebrew year {year} is not a leap year: it has one Adar (month 12), no "
+                                    f"{m.group('mon').strip()!r}; write 'Adar'")
+            return CalendarDate.create(cal.name, year, number, int(m.group("d")))
     example = "2025-7-1" if cal.numeric_display else cal.format(*cal.min_date[:3])
     raise CalendarError(f"cannot read {text!r} as a {cal.title} date; write it like {example!r}"
                         + (f" (a {cal.title} leap month as '2023-leap2-15')" if cal.has_leap_months else ""))

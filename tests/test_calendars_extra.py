@@ -296,3 +296,20 @@ def test_round_trip_and_day_steps_in_every_calendar(calendar, n, days):
     else:
         with pytest.raises(CalendarError, match="supported"):
             shift_date(d, days=days)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1 Adar 5785", (5785, 12, 1)),           # a common year: one Adar
+    ("1 Adar 5784", (5784, 12, 1)),           # a leap year: bare Adar is Adar I
+    ("1 Adar I 5784", (5784, 12, 1)), ("1 Adar Rishon 5784", (5784, 12, 1)), ("14 Adar II 5784", (5784, 13, 14)),
+    ("1 Adar I 5785", "no 'Adar I'"),         # was read as 1 Adar 5785 without a word
+    ("1 Adar Aleph 5785", "not a leap year"),
+    ("14 Adar II 5785", "not a leap year"),
+])
+def test_adar_names_follow_the_year(text, expected):
+    if isinstance(expected, tuple):
+        d = parse_date(text, "hebrew")
+        assert (d.year, d.month, d.day) == expected
+    else:
+        with pytest.raises(CalendarError, match=expected):
+            parse_date(text, "hebrew")
