@@ -33,6 +33,16 @@ def check_date_count(dates: list, cap: int, n_instances: int, approximate: bool 
                              f"{len(dates)} if you mean it")
 
 
+def add_cache_arguments(group, what: str) -> None:
+    """--cache and --cache-dir, the same for eval and judge; ``what`` says which requests are cached."""
+    group.add_argument("--cache", action="store_true",
+                       help=f"answer {what} seen before from the response cache instead of asking again, in any run "
+                            f"folder; errors are never cached")
+    group.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="the response cache's folder (implies --cache; default $XDG_CACHE_HOME/span-toolkit or "
+                            "~/.cache/span-toolkit)")
+
+
 def print_err(msg: str) -> None:
     print(f"span-client: error: {msg}", file=sys.stderr)
 

@@ -126,12 +126,8 @@ def configure(ev: argparse.ArgumentParser) -> None:
     big.add_argument("--epochs", type=positive_int, default=1, metavar="K",
                      help="ask every instance K times (give a --temperature above 0); results keep every attempt, and "
                           "the summary and report give the mean accuracy, pass@K and pass^K (default 1)")
-    big.add_argument("--cache", action="store_true",
-                     help="answer a request seen before (same model, settings, messages, tools and attempt) from the "
-                          "response cache instead of asking again, in any run folder; errors are never cached")
-    big.add_argument("--cache-dir", type=Path, metavar="DIR",
-                     help="the response cache's folder (implies --cache; default $XDG_CACHE_HOME/span-toolkit or "
-                          "~/.cache/span-toolkit)")
+    common.add_cache_arguments(big, "a request (same model, settings, messages, tools and attempt; the LLM "
+                                    "judge's too)")
     big.add_argument("--price-in", type=nonneg_float, metavar="USD",
                      help="USD per million input tokens (default: the dated price table of the known OpenAI and "
                           "Anthropic models, client/pricing.py; other models have an unknown cost without it)")

@@ -25,12 +25,8 @@ def configure(jd: argparse.ArgumentParser) -> None:
     jd.add_argument("--force-resume", action="store_true",
                     help="re-judge even though results.jsonl holds lines that are not result records: they are set "
                          "aside in results.corrupt (without it such a folder is refused with their line numbers)")
-    jd.add_argument("--cache", action="store_true",
-                    help="answer an LLM judge request seen before (same judge, settings and text) from the response "
-                         "cache, the one `eval --cache` uses; errors are never cached")
-    jd.add_argument("--cache-dir", type=Path, metavar="DIR",
-                    help="the response cache's folder (implies --cache; default $XDG_CACHE_HOME/span-toolkit or "
-                         "~/.cache/span-toolkit)")
+    common.add_cache_arguments(jd, "an LLM judge request (same judge, settings and text; the cache `eval --cache` "
+                                   "uses)")
     jd.add_argument("--concurrency", type=positive_int, default=8)
     jd.add_argument("--timeout", type=positive_float, default=120.0)
     jd.add_argument("--max-retries", type=nonneg_int, default=6)
