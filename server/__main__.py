@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.transport == "stdio":
+            if sys.stdin is None or sys.stdout is None:
+                raise StartupError("stdin or stdout is closed: under stdio the MCP host talks to span-server over "
+                                   "both (or serve HTTP: --transport streamable-http)")
             from .app import build_server
 
             server = build_server(log_level=args.log_level)

@@ -192,3 +192,14 @@ def test_the_line_limit_is_max_body_bytes():
     assert bad.stderr.decode().strip().splitlines() == [
         "span-server: error: --max-body-bytes / SPAN_SERVER_MAX_BODY_BYTES must be a whole number of bytes from "
         "1024 to 2147483648, got '12' (--max-body-bytes)"]
+
+
+@pytest.mark.parametrize("closed", ["stdin", "stdout"])
+def test_a_closed_stdin_or_stdout_is_one_line_not_a_traceback(closed):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    shell = f"exec {sys.executable} -m server " + ("<&-" if closed == "stdin" else ">&-")
+    r = subprocess.run(["sh", "-c", shell], cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.decode().strip().splitlines() == [
+        "span-server: error: stdin or stdout is closed: under stdio the MCP host talks to span-server over both "
+        "(or serve HTTP: --transport streamable-http)"]
