@@ -203,9 +203,11 @@ class CachingProvider(WrappedProvider):
     in the attempt's meter). Everything but ``generate`` is the wrapped provider's (so run.json and
     resume settings do not change with ``--cache``)."""
 
-    def __init__(self, inner: Provider, cache: ResponseCache):
+    def __init__(self, inner: Provider, cache: ResponseCache,
+                 keep: Callable[[ModelReply], bool] | None = None):
         super().__init__(inner)
         self.cache = cache
+        self.keep = keep  # which replies may be stored (the LLM judge keeps only readable verdicts)
         self.hits = 0
         self._in_flight: dict[str, asyncio.Future[ModelReply]] = {}
 
@@ -233,27 +235,33 @@ class CachingProvider(WrappedProvider):
     async def _through(self, key: str | None, ask: Callable[[], Awaitable[ModelReply]]) -> ModelReply:
         if key is None:
             return await ask()
-        reply = self.cache.get(key)
-        if reply is not None:
-            return self._hit(reply)
-        # The same request already on its way (the judge asked twice about one answer, concurrently):
-        # wait for its reply instead of paying twice. If it fails, ask anew: errors are never shared.
-        pending = self._in_flight.get(key)
-        if pending is not None:
-            with contextlib.suppress(Exception):
+        while True:
+            reply = self.cache.get(key)
+            if reply is not None:
+                return self._hit(reply)
+            # The same request already on its way (the judge asked twice about one answer, concurrently):
+            # wait for its reply instead of paying twice. If it fails, look again: one of the waiters takes
+            # over and the others wait for it (errors are never shared: each asks for itself, one at a time).
+            pending = self._in_flight.get(key)
+            if pending is None:
+                break
+            try:
                 return self._hit(await asyncio.shield(pending))
+            except Exception:  # noqa: BLE001 - the owner's failure is the owner's; go round again
+                continue
         mine: asyncio.Future[ModelReply] = asyncio.get_running_loop().create_future()
-        self._in_flight.setdefault(key, mine)
+        self._in_flight[key] = mine
         try:
             reply = await ask()  # raises: nothing is stored
         except BaseException as e:
-            if not mine.done():
-                mine.set_exception(e if isinstance(e, Exception) else ProviderError("the request was cancelled"))
-                mine.exception()  # retrieved: no "exception never retrieved" warning when nobody waited
+            mine.set_exception(e if isinstance(e, Exception)
+                               else ProviderError("the request was cancelled", retryable=True))
+            mine.exception()  # retrieved: no "exception never retrieved" warning when nobody waited
             raise
         finally:
             if self._in_flight.get(key) is mine:
                 del self._in_flight[key]
-        self.cache.put(key, reply)
+        if self.keep is None or self.keep(reply):
+            self.cache.put(key, reply)
         mine.set_result(reply)
         return reply

@@ -22,9 +22,10 @@ BATCH_REFUSAL = ("--batch answers the unaided arm only: a with-tools or Time Age
 
 
 def provider_stack(provider: Provider, *, cache: ResponseCache | None = None,
-                   batch_answers: dict[str, ModelReply | ProviderError] | None = None) -> Provider:
+                   batch_answers: dict[str, ModelReply | ProviderError] | None = None,
+                   keep: Callable[[ModelReply], bool] | None = None) -> Provider:
     """``CachingProvider(MeteredProvider(provider or its batch answers))`` — scripted agents as they are
-    (they cost nothing and answer instantly)."""
+    (they cost nothing and answer instantly). ``keep``: which replies the cache may store (default all)."""
     if not provider.is_llm:
         return provider
     inner: Provider = provider
@@ -33,7 +34,7 @@ def provider_stack(provider: Provider, *, cache: ResponseCache | None = None,
     else:
         inner = MeteredProvider(provider)
     if cache is not None:
-        inner = CachingProvider(inner, cache)
+        inner = CachingProvider(inner, cache, keep=keep)
     return inner
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable
 
 from .judges import rules
-from .judges.llm import LLMJudge
+from .judges.llm import LLMJudge, parse_verdict
 from .metering import attempt_scope
 from .pricing import Price, resolve_price
 from .providers import ModelSpecError, Provider, make_provider
@@ -59,9 +59,7 @@ class Scorer:
             # the judge's own meter (and epoch 1 in the cache key: the same answer gets the same verdict)
             with attempt_scope(1) as meter:
                 verdicts["llm"] = await self._llm_verdict(record, answer)
-            record.judge_requests, record.judge_cache_hits = meter.requests, meter.cache_hits
-            cost = meter.cost(self.price)
-            record.judge_cost_usd = round(cost, 8) if cost is not None else None
+            _add_judge_spend(record, meter.requests, meter.cache_hits, meter.cost(self.price))
         record.verdicts = verdicts
         record.correct = verdict_correct(verdicts[self.primary].verdict)
         return record
@@ -79,6 +77,16 @@ class Scorer:
         return JudgeVerdict(verdict=lv.verdict, raw=lv.raw, attempts=lv.attempts)
 
 
+def _add_judge_spend(record: ResultLine, requests: int, cache_hits: int, usd: float | None) -> None:
+    """Add one judging's spend to what earlier judgings of the line spent (a re-judge must not erase what
+    the first one paid: --budget counts it on resume). Unknown stays unknown."""
+    before = record.judge_requests or 0
+    before_usd = (record.judge_cost_usd or 0.0) if before == 0 else record.judge_cost_usd
+    record.judge_requests = before + requests
+    record.judge_cache_hits = (record.judge_cache_hits or 0) + cache_hits
+    record.judge_cost_usd = None if usd is None or before_usd is None else round(before_usd + usd, 8)
+
+
 def make_scorer(judge_model: str | None, *, base_url: str | None = None, api_key: str | None = None,
                 timeout: float | None = None, retry: RetryPolicy | None = None, cache: Any = None) -> Scorer:
     """The rules judge alone, or with the LLM judge ``judge_model`` (PROVIDER/MODEL) as primary, its
@@ -92,5 +100,7 @@ def make_scorer(judge_model: str | None, *, base_url: str | None = None, api_key
         raise ModelSpecError(f"--judge-model must be an LLM (PROVIDER/MODEL), not the offline agent {judge_model!r}")
     from .scale import provider_stack
 
-    return Scorer(make_ask(provider_stack(jp, cache=cache), retry or RetryPolicy(), timeout), judge_model=jp.label,
-                  provider=jp, price=resolve_price(jp.label))
+    # only a readable verdict is worth keeping: an unreadable one is re-asked, now or in a later re-judge
+    stack = provider_stack(jp, cache=cache, keep=lambda reply: parse_verdict(reply.text or "") is not None)
+    return Scorer(make_ask(stack, retry or RetryPolicy(), timeout), judge_model=jp.label, provider=jp,
+                  price=resolve_price(jp.label))

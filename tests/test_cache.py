@@ -313,3 +313,44 @@ def test_a_cache_dir_of_other_things_keeps_its_mode(tmp_path):
     own.mkdir(mode=0o755)
     ResponseCache(own)
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
+
+
+async def test_a_cancelled_owner_is_cancelled_and_a_failed_one_hands_over_to_one_waiter(tmp_path):
+    """Cancelling the request in flight re-raises CancelledError (it raised TypeError from a malformed
+    ProviderError) and lets its waiters ask for themselves; when it fails, one waiter asks and the others
+    wait for that one (5 identical requests, the first answered 429: 2 sent, not 5)."""
+    import asyncio
+
+    with FakeOpenAI(lambda body, i: Text("Final answer: ok"), latency=0.5) as fake:
+        p = CachingProvider(_openai(fake), ResponseCache(tmp_path / "a"))
+        owner = asyncio.create_task(p.generate(SYSTEM, _msgs(), None, 10))
+        await asyncio.sleep(0.1)
+        waiter = asyncio.create_task(p.generate(SYSTEM, _msgs(), None, 10))
+        await asyncio.sleep(0.1)
+        owner.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await owner
+        assert (await waiter).text == "Final answer: ok"
+        await p.aclose()
+
+    with FakeOpenAI(lambda body, i: Status(429) if i == 0 else Text("Final answer: ok"), latency=0.3) as fake:
+        p = CachingProvider(_openai(fake), ResponseCache(tmp_path / "b"))
+        got = await asyncio.gather(*(p.generate(SYSTEM, _msgs(), None, 10) for _ in range(5)), return_exceptions=True)
+        assert sum(isinstance(g, ProviderError) for g in got) == 1
+        assert all(g.text == "Final answer: ok" for g in got if not isinstance(g, ProviderError))
+        assert fake.count == 2
+        await p.aclose()
+
+
+async def test_only_replies_worth_keeping_are_stored(tmp_path):
+    """The LLM judge's stack keeps only readable verdicts: an unreadable one stored would be replayed by
+    every later re-judge, which could then never get past UNSCORED."""
+    replies = iter(["I am not sure.", '{"accuracy": 1}'])
+    with FakeOpenAI(lambda body, i: Text(next(replies))) as fake:
+        cache = ResponseCache(tmp_path)
+        p = CachingProvider(_openai(fake), cache, keep=lambda r: "accuracy" in (r.text or ""))
+        assert (await p.generate(SYSTEM, _msgs(), None, 10)).text == "I am not sure."
+        assert (await p.generate(SYSTEM, _msgs(), None, 10)).text == '{"accuracy": 1}'  # asked again
+        assert (await p.generate(SYSTEM, _msgs(), None, 10)).text == '{"accuracy": 1}'  # now from the cache
+        assert fake.count == 2 and p.hits == 1
+        await p.aclose()

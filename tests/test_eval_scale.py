@@ -267,9 +267,13 @@ def test_rejudging_keeps_the_scale_figures_and_can_use_the_cache(tmp_path, toy, 
         assert main(["judge", str(run), *_judge_args(judge), *cache]) == 0
         assert judge.count == distinct  # the second re-judge asked nothing
     lines = read_results(run / "results.jsonl")
-    assert all((l["judge_requests"], l["judge_cache_hits"]) == (0, 1) for l in lines)
+    # each line adds up its judgings: one request in all (or a hit on its twin's), then one hit
+    assert sum(l["judge_requests"] for l in lines) == distinct
+    assert all(l["judge_requests"] + l["judge_cache_hits"] == 2 for l in lines)
     final = json.loads((run / "summary.json").read_text())
-    assert final["judge_cost"]["cache_hits"] == 18 and final["epochs"]["k"] == 2
+    assert final["judge_cost"]["requests"] == distinct and final["judge_cost"]["cache_hits"] == 36 - distinct
+    assert final["judge_cost"]["usd"] == pytest.approx(distinct * (11 * 2.5 + 7 * 10) / 1e6)
+    assert final["epochs"]["k"] == 2
     assert main(["judge", str(run), *cache]) == 2
     assert "--cache holds LLM judge replies: it needs --judge-model" in capsys.readouterr().err
 
@@ -288,6 +292,23 @@ def test_epochs_without_sampling_and_budgets_without_cost_are_said(tmp_path, toy
                  str(tmp_path / "b"), "--quiet"]) == 2
     assert "baseline is an offline scripted agent, which costs nothing: drop --budget" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
+
+
+def test_an_unreadable_verdict_is_not_cached_so_a_re_judge_can_mend_it(tmp_path):
+    """A judge that answers nonsense three times leaves the line UNSCORED; re-judging with --cache asks it
+    again (nothing unreadable was stored) and gets the verdict."""
+    items = toy_instances(1)
+    f = write_jsonl(tmp_path / "one.jsonl", items)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    run = tmp_path / "run"
+    with FakeOpenAI(oracle_for(items)) as fake, \
+            FakeOpenAI(lambda b, i: Text("Hmm.") if i < 3 else Text('{"accuracy": 1}')) as judge:
+        assert main(eval_args(fake, run, f, *cache, *_judge_args(judge))) == 0
+        assert read_results(run / "results.jsonl")[0]["verdicts"]["llm"]["verdict"] == "UNSCORED"
+        assert judge.count == 3
+        assert main(["judge", str(run), *_judge_args(judge), *cache]) == 0
+        assert judge.count == 4
+    assert read_results(run / "results.jsonl")[0]["verdicts"]["llm"]["verdict"] == "CORRECT"
 
 
 # -------------------------------------------------------------------------------------------------- batch

@@ -131,7 +131,8 @@ class ResultLine(_Record):
     batch_requests: int | None = None
     cache_hits: int | None = None
     cost_usd: float | None = None
-    # what the LLM judge's requests for this line sent and cost (only with --judge-model)
+    # what the LLM judge's requests for this line sent and cost, every judging of it added up (eval, the
+    # re-judging of a resume, `span-client judge`); only with an LLM judge
     judge_requests: int | None = None
     judge_cache_hits: int | None = None
     judge_cost_usd: float | None = None
