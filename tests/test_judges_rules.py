@@ -125,6 +125,13 @@ ROWS = [
     ("per", 'The Persian calendar date 3 days later is "2026-10-15".', I),
     ("greg", 'The Gregorian calendar date 3 days ago was "1430-12-26".', I),  # an Islamic-looking date
     ("heb", "The Hebrew calendar date 3 days after 2025-7-1.", NA),          # the base of the question only
+    # a date only mentioned with the label, not stated as the answer (found in review): still no answer
+    ("heb", "To find the Hebrew date for 2025-7-4, use a Hebrew calendar converter.", NA),
+    ("heb", "Hebrew date of 2025-07-04: please consult hebcal.com.", NA),
+    ("isl", "The Islamic date on 2025-07-04 depends on moon sighting.", NA),
+    ("isl", "Islamic date (for 2025-07-04): unknown", NA),
+    ("heb", "The Hebrew date 3 days later (on 2025-07-04) is Friday.", NA),
+    ("heb", "Hebrew date: 2025-7-4", I),                                       # stated after a colon
     ("heb", "The Hebrew date 3 days later is not 2025-07-04.", NA),          # negated, nothing stated
     ("heb", "", NA),
     ("heb", None, NA),

@@ -61,9 +61,10 @@ Content questions (gold is a date in the target calendar)
   * A date that does not exist (30 in a 29-day month, Adar II in a common year) -> INCORRECT.
   * No target-calendar date but a date in another calendar (even just the reference date copied,
     as the baseline does) -> INCORRECT ("wrong calendar"); so is a date the reply calls a target
-    date though it cannot be one ("The Hebrew date was 2025-3-14"), unless it is negated, the base of
-    a computation or the reference date restated; with refusal wording, or with no date at all ->
-    NOT_ATTEMPTED.
+    date though it cannot be one and states it as the answer after a copula or a colon ("The Hebrew
+    date was 2025-3-14", "Hebrew date: 2025-3-14"); a date only mentioned ("the Hebrew date for
+    2025-3-14"), negated, the base of a computation or the reference date restated is no answer; with
+    refusal wording, or with no date at all -> NOT_ATTEMPTED.
   * Only echoes of the reference date plus refusal wording -> NOT_ATTEMPTED.
   * The comparison with the gold is by (year, month, day, is_leap_month); selection never looks at
     the gold, so listing several dates cannot earn a CORRECT.
@@ -859,6 +860,10 @@ def judge_answer(instance: dict, answer: str | None) -> Verdict:
                        f"{get_calendar(gold_cal).format(*gold_r)}")
 
 
+# A copula or a colon right before a date (quotes and brackets allowed between): the date is stated.
+_STATED = re.compile(r"(?:\b(?:is|was|are|were|be|equals|gives)|[:=])\s*[\"'“‘(\[*]*\s*$", re.I)
+
+
 def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand | None:
     """The date a reply with no date of the target calendar committed to, read in another calendar: one
     whose label fits that calendar first; else a bare echo of the reference date; else (last) a date the
@@ -880,9 +885,10 @@ def _other_calendar_date(text: str, target: str, instance: dict | None) -> _Cand
         # does exactly this); refusals were handled before this point.
         if dated:
             fallback = fallback or dated[-1]
-        # not "3 days after X" / "not X" / the reference date restated: those may be mentioned, not answered
+        # only a date *stated* as the answer ("… was 2025-3-14", "…: 2025-3-14"); not "the Hebrew date for X",
+        # "3 days after X", "not X" or the reference date restated: those are mentioned, not answered
         labelled_target = [c for c in cands if c.has_year and c.valid and f"label:{target}" in c.flags
-                           and not c.flags & {"base", "negated", "echo"}]
+                           and not c.flags & {"base", "negated", "echo"} and _STATED.search(masked, 0, c.start)]
         if labelled_target and mislabelled is None:
             mislabelled = labelled_target[-1]
     return fallback or mislabelled
