@@ -53,9 +53,10 @@ OVERFLOW_STOP = 3
 class RunStopped(Exception):
     """The run ended early; carries the summary written so far."""
 
-    def __init__(self, message: str, summary: dict | None = None):
+    def __init__(self, message: str, summary: dict | None = None, budget_spent: float | None = None):
         super().__init__(message)
         self.summary = summary
+        self.budget_spent = budget_spent  # set when --budget stopped the run: USD spent so far
 
 
 class RunInterrupted(RunStopped):
@@ -255,7 +256,7 @@ class EvalRun:
         if self.budget is not None and self.budget.reached and n_left > 0:
             info.stopped = "budget"
             folder.write_info(info)
-            raise RunStopped(self.budget.stop_message(n_left, unit), summary)
+            raise RunStopped(self.budget.stop_message(n_left, unit), summary, budget_spent=self.budget.spent)
         if self.interrupted:
             raise RunInterrupted(f"interrupted: {summary['n']} results kept, {left}; re-run the same command "
                                  f"to resume", summary)

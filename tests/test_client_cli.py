@@ -59,6 +59,11 @@ def test_tools_call_text_keeps_the_disputed_marker_and_sends_nan_as_text():
     assert re.search(r"^gregorian: 2057-10-1  \(2057-10-1\)$", r.stdout, re.M)  # undisputed: as before
     r = run_cli("tools", "call", "date_arithmetic", "calendar=gregorian", "year=2025", "month=1", "day=1", "days=NaN")
     assert r.returncode == 1 and "got 'NaN'" in r.stderr
+    r = run_cli("tools", "call", "date_arithmetic", "calendar=gregorian", "year=2025", "month=1", "day=1", "days=1e999")
+    assert r.returncode == 1 and "got '1e999'" in r.stderr  # an overflowing float went as null too
+    r = run_cli("tools", "call", "date_arithmetic", "--args",
+                '{"calendar": "gregorian", "year": 2025, "month": 1, "day": 1, "days": NaN}')
+    assert r.returncode == 2 and "--args is not valid JSON: NaN is not a JSON number" in r.stderr
 
 
 def test_tools_call_error_result_exits_1_with_the_tools_message():

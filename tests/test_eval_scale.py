@@ -162,7 +162,9 @@ def test_cost_per_instance_and_the_budget_stop_then_resume(tmp_path, toy, capsys
         assert "budget reached: $0.0540 spent of --budget $0.0500" in err and "larger --budget to resume" in err
         resume = next(line for line in err.splitlines() if line.startswith("resume with"))
         assert resume.startswith("resume with a larger budget, e.g.: span-client eval ")
-        assert " --budget 0.1 " in resume and "0.05" not in resume  # the same budget would stop at once
+        # the same budget would stop at once, and so would twice it if requests in flight overshot it: at
+        # least what is spent plus the budget ($0.054 + $0.05)
+        assert " --budget 0.104 " in resume and "0.05" not in resume
         lines = read_results(tmp_path / "run" / "results.jsonl")
         assert len(lines) == 3 and all(l["cost_usd"] == pytest.approx(0.018) for l in lines)
         assert main(eval_args(fake, tmp_path / "run", f, *price, "--budget", "1")) == 0
@@ -290,8 +292,13 @@ def test_epochs_without_sampling_and_budgets_without_cost_are_said(tmp_path, toy
         assert "same answer every time" not in capsys.readouterr().err
     assert main(["eval", "--model", "baseline", "--instances", str(f), "--budget", "1", "--out",
                  str(tmp_path / "b"), "--quiet"]) == 2
-    assert "baseline is an offline scripted agent, which costs nothing: drop --budget" in capsys.readouterr().err
+    assert "baseline is an offline scripted agent, which costs nothing (nor is there an LLM judge to pay): drop " \
+           "--budget" in capsys.readouterr().err
     assert not (tmp_path / "b").exists()
+    with FakeOpenAI(_always_right) as judge:  # with a paid LLM judge there is something to bound
+        assert main(["eval", "--model", "baseline", "--date", "2025-07-01", "--sample", "4", "--budget", "1",
+                     "--out", str(tmp_path / "bj"), "--quiet", *_judge_args(judge)]) == 0
+        assert judge.count == 4
 
 
 def test_an_unreadable_verdict_is_not_cached_so_a_re_judge_can_mend_it(tmp_path):
@@ -434,3 +441,12 @@ def test_ctrl_c_while_waiting_for_a_batch_keeps_it_for_the_next_run(tmp_path, to
         assert "Traceback" not in err
         fake.polls = 0
         assert main(args) == 0 and _creates(fake) == 1
+
+
+def test_the_resume_line_replaces_the_budget_however_it_was_written():
+    from client.commands.eval import _with_value
+
+    assert _with_value(["eval", "--budg", "0.05", "--batch-poll", "3"], "--budget", "0.1") == \
+        ["eval", "--budget", "0.1", "--batch-poll", "3"]
+    assert _with_value(["eval", "--budget=0.05", "--quiet"], "--budget", "0.1") == ["eval", "--budget=0.1", "--quiet"]
+    assert _with_value(["eval", "--base-url", "u"], "--budget", "0.1") == ["eval", "--base-url", "u"]

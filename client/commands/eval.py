@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import shlex
 import sys
@@ -197,9 +198,9 @@ def _check(args, model: str) -> None:
             check_budget(args.budget, resolve_price(model, args.price_in, args.price_out), model)
         except (PriceError, BudgetError) as e:
             raise common.UsageError(str(e)) from None
-    elif args.budget is not None:
+    elif args.budget is not None and not args.judge_model:
         raise common.UsageError(f"--budget bounds what a model's requests cost; {kind} is an offline scripted agent, "
-                                f"which costs nothing: drop --budget")
+                                f"which costs nothing (nor is there an LLM judge to pay): drop --budget")
 
 
 def _answers_alike(spec: RunSpec) -> bool:
@@ -323,9 +324,11 @@ def execute(spec: RunSpec) -> tuple[int, dict | None]:
         if e.summary is not None:
             common.print_summary(e.summary, spec.out_dir)
         common.print_err(str(e))
-        if spec.budget is not None and str(e).startswith("budget reached"):
-            # the same --budget would stop again at once: offer twice as much (any larger amount goes on)
-            print(f"resume with a larger budget, e.g.: {resume_command({'--budget': f'{2 * spec.budget:g}'})}",
+        if spec.budget is not None and e.budget_spent is not None:
+            # the same --budget would stop again at once; offer more than is spent already (requests in
+            # flight may have overshot it), at least twice the budget
+            more = max(2 * spec.budget, e.budget_spent + spec.budget)
+            print(f"resume with a larger budget, e.g.: {resume_command({'--budget': f'{math.ceil(more * 1e4) / 1e4:g}'})}",
                   file=sys.stderr)
         else:
             print(f"resume with: {resume_command()}", file=sys.stderr)
@@ -349,14 +352,22 @@ def resume_command(replace: dict[str, str] | None = None) -> str:
 
 
 def _with_value(argv: list[str], flag: str, value: str) -> list[str]:
+    """argv with ``flag``'s value replaced, however it was written: ``--budget 1``, ``--budget=1`` or an
+    abbreviation argparse accepted (``--budg 1``)."""
+    def names_flag(word: str) -> bool:
+        return len(word) > 2 and word.startswith("--") and flag.startswith(word)
+
     out, i = [], 0
     while i < len(argv):
         a = argv[i]
-        if a == flag and i + 1 < len(argv):
+        name, eq, _ = a.partition("=")
+        if names_flag(name) and eq:
+            out.append(f"{flag}={value}")
+        elif names_flag(a) and i + 1 < len(argv):
             out += [flag, value]
-            i += 2
-            continue
-        out.append(f"{flag}={value}" if a.startswith(flag + "=") else a)
+            i += 1
+        else:
+            out.append(a)
         i += 1
     return out
 

@@ -44,7 +44,7 @@ def _arguments(args) -> dict:
     out: dict[str, Any] = {}
     if args.args_json:
         try:
-            value = json.loads(args.args_json)
+            value = json.loads(args.args_json, parse_constant=_no_constant, parse_float=_finite)
         except ValueError as e:
             raise common.UsageError(f"--args is not valid JSON: {e}") from None
         if not isinstance(value, dict):
@@ -55,7 +55,7 @@ def _arguments(args) -> dict:
         if not sep or not key:
             raise common.UsageError(f"expected key=value, got {pair!r}")
         try:
-            out[key] = json.loads(raw, parse_constant=_no_constant)
+            out[key] = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
         except ValueError:
             out[key] = raw  # NaN / Infinity too: sent as the text given (JSON has no such numbers)
     return out
@@ -63,6 +63,13 @@ def _arguments(args) -> dict:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):  # 1e999: JSON would carry it as null
+        raise ValueError(f"{text} is too large for a number")
+    return value
 
 
 def _with_mcp(args, fn):
