@@ -342,3 +342,10 @@ def test_eval_out_is_never_a_folder_of_other_files(tmp_path, capsys):
     assert main([*args, "--out", str(mine)]) == 0
     assert stat.S_IMODE(mine.stat().st_mode) == 0o700
     assert main([*args, "--out", str(mine)]) == 0  # the same run again: resumes
+    home = tmp_path / "home"  # only dotfiles, as a home folder: not empty for this purpose
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".bashrc").write_text("x")
+    os.chmod(home, 0o755)
+    assert main([*args, "--out", str(home)]) == 2
+    assert "holds other files (.bashrc, .ssh)" in capsys.readouterr().err
+    assert stat.S_IMODE(home.stat().st_mode) == 0o755 and sorted(p.name for p in home.iterdir()) == [".bashrc", ".ssh"]

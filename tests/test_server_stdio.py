@@ -203,3 +203,14 @@ def test_a_closed_stdin_or_stdout_is_one_line_not_a_traceback(closed):
     assert r.stderr.decode().strip().splitlines() == [
         "span-server: error: stdin or stdout is closed: under stdio the MCP host talks to span-server over both "
         "(or serve HTTP: --transport streamable-http)"]
+
+
+def test_fd_0_is_off_the_protocol_pipe_while_serving(stdio):
+    """The server reads the pipe through a private duplicate and points fd 0 at /dev/null (the SDK does so
+    for the stdin it reads itself), so a handler or child reading stdin cannot eat protocol bytes."""
+    stdio.send_json(INIT)
+    assert stdio.read()["id"] == 1
+    assert os.readlink(f"/proc/{stdio.proc.pid}/fd/0") == "/dev/null"
+    stdio.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    stdio.send_json(CALL)
+    assert stdio.read()["id"] == 2

@@ -62,6 +62,14 @@ def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
+def _is_run_file(name: str) -> bool:
+    """A file a run writes into its folder: its own names, and the temporary and probe files of its writes
+    (``.results.jsonl.tmp123``, ``.write-test123``) — any other dotfile (``.bashrc``) is someone else's."""
+    if name in RUN_FILES or name.startswith(".write-test"):
+        return True
+    return name.startswith(".") and any(name.startswith(f".{own}.tmp") for own in RUN_FILES)
+
+
 def _attempt(obj: dict) -> tuple[str, int]:
     """(instance id, attempt) of a result line: one attempt per instance unless --epochs."""
     return str(obj["id"]), attempt_of(obj)
@@ -122,7 +130,7 @@ class RunFolder:
             existed = self.path.is_dir()
             if existed and not (self.run_path.exists() or self.results_path.exists()):
                 # a run killed early may have left only some of its files (batches.json, server.log)
-                others = sorted(n for n in os.listdir(self.path) if n not in RUN_FILES and not n.startswith("."))
+                others = sorted(n for n in os.listdir(self.path) if not _is_run_file(n))
                 if others:
                     shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
                     raise RunFolderError(f"--out {self.path} is a folder that holds other files ({shown}) and is no "

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
 from typing import Any, BinaryIO
 
 import anyio
@@ -180,11 +181,38 @@ class AnsweringReadStream:
         await self.aclose()
 
 
+@contextmanager
+def _protocol_stdin() -> Iterator[BinaryIO]:
+    """The protocol's pipe, read from a private duplicate of fd 0 while fd 0 itself points at /dev/null, as
+    the SDK does for the stdin it reads itself (a stream handed to it skips that): a handler or a child
+    process that reads stdin gets end-of-file instead of protocol bytes. fd 0 is restored on exit; the
+    duplicate is never closed (a reader thread may still block on it)."""
+    try:
+        import fcntl
+
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        null = os.open(os.devnull, os.O_RDONLY)
+    except (ImportError, OSError):  # no fcntl or no descriptors to spare: read fd 0 where it is
+        yield sys.stdin.buffer
+        return
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        with suppress(OSError):
+            os.dup2(private, 0)
+
+
 @asynccontextmanager
 async def answering_stdio_server(max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
                                  stdin: BinaryIO | None = None) -> AsyncIterator[tuple[AnsweringReadStream, Any]]:
     """`mcp.server.stdio.stdio_server()` (which keeps stdout for the protocol), reading capped lines
     from stdin and answering bad ones."""
-    lines = CappedLines(stdin if stdin is not None else sys.stdin.buffer, max_line_bytes)
-    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-        yield AnsweringReadStream(read_stream, write_stream), write_stream
+    with ExitStack() as stack:
+        source = stdin if stdin is not None else stack.enter_context(_protocol_stdin())
+        lines = CappedLines(source, max_line_bytes)
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            yield AnsweringReadStream(read_stream, write_stream), write_stream
