@@ -92,7 +92,7 @@ def test_typed_entry_has_every_calendar():
     (("gregorian", 2024, 1.5, 1), "must be an integer"),
     (("gregorian", "2024x", 1, 1), "must be an integer"),
     (("klingon", 2024, 1, 1), "valid calendars: gregorian, chinese_lunar"),
-    (("islamic", 2025, 12, 31), '2025 is a Gregorian year: for a Gregorian date, give the calendar "gregorian"'),
+    (("islamic", 2025, 12, 31), 'if you meant the Gregorian year 2025, give the calendar "gregorian"'),
 ])
 def test_invalid_dates_raise_clear_errors(args, fragment):
     with pytest.raises(CalendarError) as e:
@@ -100,7 +100,7 @@ def test_invalid_dates_raise_clear_errors(args, fragment):
     assert fragment in str(e.value)
     assert isinstance(e.value, ValueError)
     # the Gregorian-year hint only where it can be the slip: never for a year no Gregorian date has
-    assert ("is a Gregorian year" in str(e.value)) == ("Gregorian year" in fragment)
+    assert ("meant the Gregorian year" in str(e.value)) == ("Gregorian year" in fragment)
 
 
 @pytest.mark.parametrize("call", [

@@ -290,6 +290,14 @@ def test_epochs_without_sampling_and_budgets_without_cost_are_said(tmp_path, toy
         assert "warning: --epochs 2: openai/gpt-test will give the same answer every time" in capsys.readouterr().err
         assert main(eval_args(fake, tmp_path / "sampled", f, "--epochs", "2", "--temperature", "0.7")) == 0
         assert "same answer every time" not in capsys.readouterr().err
+    from client.commands.eval import _answers_alike
+    from client.spec import RunSpec
+
+    def alike(model, temperature):
+        return _answers_alike(RunSpec(model=model, out_dir=tmp_path, temperature=temperature, dates=("2025-07-01",)))
+
+    assert alike("anthropic/claude-haiku-4-5", 0) and not alike("anthropic/claude-haiku-4-5", None)
+    assert alike("openai-compatible/q", None) and not alike("openai/gpt-4o", 0.7) and alike("reference", 0.7)
     assert main(["eval", "--model", "baseline", "--instances", str(f), "--budget", "1", "--out",
                  str(tmp_path / "b"), "--quiet"]) == 2
     assert "baseline is an offline scripted agent, which costs nothing (nor is there an LLM judge to pay): drop " \

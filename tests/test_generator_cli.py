@@ -191,3 +191,9 @@ def test_a_sample_larger_than_the_instances_says_so(tmp_path, capsys):
     assert len(read(out)) == 1780
     assert "--sample 999999 is not fewer than the 1,780 instances of this date: all of them are written" in \
         capsys.readouterr().err
+
+
+def test_out_dev_stdout_is_standard_output(capsys):
+    """`--out /dev/stdout` into a pipe said "No such file or directory" (no folder to write a file beside)."""
+    assert run_cli("--date", "2025-07-01", "--sample", "3", "--out", "/dev/stdout") == 0
+    assert len(capsys.readouterr().out.splitlines()) == 3

@@ -208,9 +208,9 @@ def _answers_alike(spec: RunSpec) -> bool:
     which OpenAI and compatible models get unless --temperature says otherwise; Anthropic gets its own
     default, which samples)."""
     kind = parse_model(spec.model)[0]
-    if kind in SCRIPTED_MODELS:
+    if kind in SCRIPTED_MODELS or spec.temperature == 0:
         return True
-    return kind in ("openai", "openai-compatible") and spec.temperature in (None, 0, 0.0)
+    return kind in ("openai", "openai-compatible") and spec.temperature is None
 
 
 def models_of(args) -> list[str]:

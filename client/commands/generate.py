@@ -108,7 +108,8 @@ def run(args) -> int:
     if args.sample is not None and args.sample >= total:
         print(f"span-client generate: note: --sample {args.sample} is not fewer than the {total:,} instances of "
               f"{'this date' if len(dates) == 1 else 'these dates'}: all of them are written", file=sys.stderr)
-    out = args.out
+    # standard output by name is standard output (it may be a pipe, which has no path to write a file beside)
+    out = "-" if args.out in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1") else args.out
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         if out == "-":

@@ -144,7 +144,7 @@ class Calendar:
             first, last = date.fromordinal(self.min_ordinal).year, date.fromordinal(self.max_ordinal).year
             if self.name != "gregorian" and first <= year <= last:
                 # the commonest slip (small models make it): a Gregorian date sent as this calendar's
-                hint = f"; {year} is a Gregorian year: for a Gregorian date, give the calendar \"gregorian\""
+                hint = f"; if you meant the Gregorian year {year}, give the calendar \"gregorian\""
             raise CalendarError(f"{self.title} year {year} is out of range; {self.range_text()}{hint}")
         return self.layout(year)
 
