@@ -12,7 +12,7 @@ from .batch import BatchAnsweredProvider, BatchDriver, Collected, CollectingProv
 from .cache import CachingProvider, ResponseCache
 from .metering import MeteredProvider, attempt_scope
 from .passk import attempt_of, epoch_metrics
-from .pricing import Price, format_usd
+from .pricing import format_usd
 from .providers.base import ModelReply, Provider, ProviderError
 from .rundir.batches import BatchRecords
 
