@@ -24,15 +24,14 @@ Gregorian day equals the oracle's, and the oracle's date converts back to the sa
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from datetime import date, timedelta
 
 import pytest
 
 from span import CalendarDate, festivals, get_calendar
 from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
+from span.calendars.sources import SourceUnavailable, icu_table
 
 convertdate = pytest.importorskip("convertdate")
 from convertdate import coptic as cd_coptic, julian as cd_julian  # noqa: E402
@@ -62,57 +61,25 @@ def _mismatches(calendar: str, oracle, ordinals=None, limit: int = 10) -> list:
 
 
 # ---------------------------------------------------------------------------------------------
-# ICU through Node: one subprocess writes every table, started once and read when first needed
+# ICU through Node (span.calendars.sources.icu_table: one subprocess per table, cached, so the consensus
+# tests and these read the same tables once)
 # ---------------------------------------------------------------------------------------------
-
-_NODE_SCRIPT = r"""
-const specs = JSON.parse(process.argv[1]);
-const out = {};
-for (const [cal, first, count] of specs) {
-  const f = new Intl.DateTimeFormat('en-u-ca-' + cal,
-      {timeZone: 'UTC', year: 'numeric', month: 'numeric', day: 'numeric'});
-  if (f.resolvedOptions().calendar !== cal) { out[cal] = null; continue; }
-  const rows = new Array(count);
-  for (let i = 0; i < count; i++) {
-    let y, m, d, leap = 0;
-    for (const p of f.formatToParts(new Date(first + i * 86400000))) {
-      if (p.type === 'year' || p.type === 'relatedYear') y = +p.value;
-      else if (p.type === 'month') { leap = p.value.endsWith('bis') ? 1 : 0; m = parseInt(p.value, 10); }
-      else if (p.type === 'day') d = +p.value;
-    }
-    rows[i] = [y, m, d, leap];
-  }
-  out[cal] = rows;
-}
-process.stdout.write(JSON.stringify({icu: process.versions.icu, tables: out}));
-"""
 
 _ICU_CALENDARS = {"coptic": "coptic", "ethiopic": "ethiopian", "islamic-umalqura": "islamic_umm_al_qura",
                   "dangi": "korean_lunar"}
-_UNIX_EPOCH = date(1970, 1, 1).toordinal()
 
 
 @pytest.fixture(scope="module")
 def icu():
-    node = shutil.which("node")
-    if node is None:
+    if shutil.which("node") is None:
         pytest.skip("node is not installed: ICU oracle unavailable")
-    specs = []
-    for icu_name, ours in _ICU_CALENDARS.items():
-        r = _range(ours)
-        specs.append([icu_name, (r.start - _UNIX_EPOCH) * 86_400_000, len(r)])
-    proc = subprocess.run([node, "-e", _NODE_SCRIPT, json.dumps(specs)], capture_output=True, text=True,
-                          timeout=300)
-    if proc.returncode != 0:
-        pytest.skip(f"node failed: {proc.stderr.strip()[:200]}")
-    data = json.loads(proc.stdout)
     tables = {}
     for icu_name, ours in _ICU_CALENDARS.items():
-        rows = data["tables"].get(icu_name)
-        if rows is None:
-            continue
-        start = _range(ours).start
-        tables[ours] = {start + i: (y, m, d, bool(leap)) for i, (y, m, d, leap) in enumerate(rows)}
+        r = _range(ours)
+        try:
+            tables[ours] = icu_table(icu_name, r.start, r.stop - 1)
+        except SourceUnavailable:
+            continue  # this ICU has no such calendar: its tests skip (_icu_table)
     return tables
 
 
