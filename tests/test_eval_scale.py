@@ -362,22 +362,27 @@ def test_batch_with_a_scripted_agent_is_refused(tmp_path, toy, capsys):
     assert "scripted" in capsys.readouterr().err
 
 
+def _batch_client_waiting(fake, run, inst_file) -> tuple[subprocess.Popen, list[str]]:
+    """`span-client eval --batch` as its own process, once it has recorded its submitted batch (and its
+    arguments, to run it again)."""
+    args = eval_args(fake, run, inst_file, "--batch", "--batch-poll", "0.05")
+    proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    batches = run / "batches.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if batches.exists() and json.loads(batches.read_text())["batches"][0].get("id"):
+            return proc, args
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("the batch was never recorded: " + proc.communicate()[1][-2000:])
+
+
 def test_a_killed_batch_client_resumes_polling_the_same_batch(tmp_path, toy):
     items, f = toy
     with FakeOpenAIBatch(oracle_for(items), polls=10**6) as fake:  # stays in progress until we say
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        args = eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.05")
-        proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        batches = tmp_path / "run" / "batches.json"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if batches.exists() and json.loads(batches.read_text())["batches"][0].get("id"):
-                break
-            time.sleep(0.05)
-        else:
-            proc.kill()
-            pytest.fail("the batch was never recorded: " + proc.communicate()[1][-2000:])
+        proc, args = _batch_client_waiting(fake, tmp_path / "run", f)
         time.sleep(0.2)  # a few status checks
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
@@ -433,15 +438,7 @@ def test_batch_with_epochs_and_per_line_errors_then_resume(tmp_path, toy):
 def test_ctrl_c_while_waiting_for_a_batch_keeps_it_for_the_next_run(tmp_path, toy):
     items, f = toy
     with FakeOpenAIBatch(oracle_for(items), polls=10**6) as fake:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        args = eval_args(fake, tmp_path / "run", f, "--batch", "--batch-poll", "0.05")
-        proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        batches = tmp_path / "run" / "batches.json"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (batches.exists() and
-                                                   json.loads(batches.read_text())["batches"][0].get("id")):
-            time.sleep(0.05)
+        proc, args = _batch_client_waiting(fake, tmp_path / "run", f)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
