@@ -105,17 +105,16 @@ async def collect_batch(provider: Provider, solve: Callable[[Provider, dict], Aw
     return await driver.collect(bodies)
 
 
+# The fields run_figures reads: a caller streaming a large run keeps only these of each line.
 SCALE_FIELDS = ("id", "epoch", "correct", "requests", "batch_requests", "cache_hits", "cost_usd", "judge_requests",
                 "judge_cache_hits", "judge_cost_usd")
 
 
-def summary_figures(lines: Iterable[dict], epochs_asked: int, price: dict | None) -> dict[str, Any]:
-    """:func:`run_figures` of a run folder's result lines (the scale fields only are kept, so a large run
-    costs little), k being the most attempts asked now or before: the summary's scale fields, written
+def summary_figures(lines: list[dict], epochs_asked: int, price: dict | None) -> dict[str, Any]:
+    """:func:`run_figures` with k the most attempts asked now or before: the summary's scale fields, written
     by ``eval`` and again by ``judge``."""
-    slim = [{key: ln[key] for key in SCALE_FIELDS if key in ln} for ln in lines]
-    k = max([epochs_asked, *(attempt_of(ln) for ln in slim)])  # a folder asked more often before keeps its pass@k
-    return run_figures(slim, k, price)
+    k = max([epochs_asked, *(attempt_of(ln) for ln in lines)])  # a folder asked more often before keeps its pass@k
+    return run_figures(lines, k, price)
 
 
 def run_figures(lines: Iterable[dict], epochs: int, price: dict | None) -> dict[str, Any]:
