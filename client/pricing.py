@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 PRICES_AS_OF = "2026-08-05"
 BATCH_DISCOUNT = {"openai": 0.5, "anthropic": 0.5}  # both: 50 % off input and output through the Batch API
@@ -147,6 +148,21 @@ def resolve_price(label: str, price_in: float | None = None, price_out: float | 
     return Price(float(price_in if price_in is not None else known.input_per_mtok),
                  float(price_out if price_out is not None else known.output_per_mtok),
                  f"{known.source}, {flags}", known.batch_discount)
+
+
+def judge_spend(lines: list[dict]) -> dict[str, Any] | None:
+    """What the LLM judge's requests for these result lines sent and cost (``judge_requests``,
+    ``judge_cache_hits``, ``judge_cost_usd``); None when no line was judged by an LLM (or it predates judge
+    metering). ``usd`` is None when a cost is unknown (no price for the judge), with the known part beside."""
+    judged = [ln for ln in lines if "judge_requests" in ln]
+    if not judged:
+        return None
+    known = [c for c in (ln.get("judge_cost_usd") for ln in judged)
+             if isinstance(c, (int, float)) and not isinstance(c, bool)]
+    return {"usd": sum(known) if len(known) == len(judged) else None, "usd_known_part": sum(known),
+            "n_unknown": len(judged) - len(known),
+            "requests": sum(int(ln.get("judge_requests") or 0) for ln in judged),
+            "cache_hits": sum(int(ln.get("judge_cache_hits") or 0) for ln in judged)}
 
 
 def format_usd(usd: float | None) -> str:

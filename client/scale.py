@@ -12,7 +12,7 @@ from .batch import BatchAnsweredProvider, BatchDriver, Collected, CollectingProv
 from .cache import CachingProvider, ResponseCache
 from .metering import MeteredProvider, attempt_scope
 from .passk import attempt_of, epoch_metrics
-from .pricing import format_usd
+from .pricing import format_usd, judge_spend
 from .providers.base import ModelReply, Provider, ProviderError
 from .rundir.batches import BatchRecords
 
@@ -137,17 +137,9 @@ def run_figures(lines: Iterable[dict], epochs: int, price: dict | None) -> dict[
         out["requests"] = sum(int(ln.get("requests") or 0) for ln in metered)
         out["batch_requests"] = sum(int(ln.get("batch_requests") or 0) for ln in metered)
         out["cache_hits"] = sum(int(ln.get("cache_hits") or 0) for ln in metered)
-    judged = [ln for ln in lines if "judge_requests" in ln]
-    if judged:
-        costs = [ln.get("judge_cost_usd") for ln in judged]
-        known = [c for c in costs if isinstance(c, (int, float)) and not isinstance(c, bool)]
-        out["judge_cost"] = {
-            "usd": sum(known) if len(known) == len(judged) else None,
-            "usd_known_part": sum(known),
-            "n_unknown": len(judged) - len(known),
-            "requests": sum(int(ln.get("judge_requests") or 0) for ln in judged),
-            "cache_hits": sum(int(ln.get("judge_cache_hits") or 0) for ln in judged),
-        }
+    judge = judge_spend(lines)
+    if judge:
+        out["judge_cost"] = judge
     if epochs > 1:
         out["epochs"] = epoch_metrics(lines, epochs)
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..passk import attempt_of, epoch_breakdown, epoch_metrics
-from ..pricing import format_usd
+from ..pricing import format_usd, judge_spend
 from .loading import Series
 
 DIMS = ("reasoning_type", "question_format", "direction", "eval_date")
@@ -32,20 +32,8 @@ def _cost(attempts: list[dict]) -> dict[str, Any]:
         "requests": sum(int(a.get("requests") or 0) for a in attempts),
         "batch_requests": sum(int(a.get("batch_requests") or 0) for a in attempts),
         "cache_hits": sum(int(a.get("cache_hits") or 0) for a in attempts),
-        "judge": _judge_cost(attempts),
+        "judge": judge_spend(attempts),
     }
-
-
-def _judge_cost(attempts: list[dict]) -> dict[str, Any] | None:
-    """What the LLM judge's requests cost (None when the run had no LLM judge or predates judge metering)."""
-    judged = [a for a in attempts if "judge_requests" in a]
-    if not judged:
-        return None
-    known = [c for c in (a.get("judge_cost_usd") for a in judged)
-             if isinstance(c, (int, float)) and not isinstance(c, bool)]
-    return {"usd": sum(known) if len(known) == len(judged) else None, "usd_known_part": sum(known),
-            "requests": sum(int(a.get("judge_requests") or 0) for a in judged),
-            "cache_hits": sum(int(a.get("judge_cache_hits") or 0) for a in judged)}
 
 
 def scale_block(s: Series) -> dict[str, Any]:
