@@ -179,7 +179,8 @@ def _sample(rec: dict, model: str) -> Any:
     store = {"span_tool_calls": rec.get("tool_calls") or [], "span_code_runs": rec.get("code_runs") or []}
     error = rec.get("error") if rec.get("error") or rec.get("stop_reason") == "error" else None
     return EvalSample(
-        id=str(rec["id"]), epoch=attempt_of(rec), input=str(rec.get("question") or ""), target=str(rec.get("answer") or ""),
+        id=str(rec["id"]), epoch=attempt_of(rec), input=str(rec.get("question") or ""),
+        target=str(rec.get("answer") or ""),
         messages=chat_messages(rec.get("messages") or [], model),
         output=ModelOutput.from_content(model, rec.get("final_answer") or ""),
         scores={SCORER: score_of(rec)}, metadata=meta, store=store, model_usage=model_usage,

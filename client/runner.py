@@ -170,8 +170,8 @@ def scale_checks(spec: RunSpec, provider: Provider) -> tuple[Price | None, Respo
             raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
                                  "ends; drop one of them")
     try:
-        cache = (ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and (provider.is_llm or spec.judge_model)
-                 else None)
+        asks_an_llm = provider.is_llm or spec.judge_model  # the model, or an LLM judge of a scripted agent
+        cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and asks_an_llm else None
     except CacheError as e:
         raise ModelSpecError(str(e)) from None
     return price, cache

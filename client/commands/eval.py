@@ -327,9 +327,8 @@ def execute(spec: RunSpec) -> tuple[int, dict | None]:
         if spec.budget is not None and e.budget_spent is not None:
             # the same --budget would stop again at once; offer more than is spent already (requests in
             # flight may have overshot it), at least twice the budget
-            more = max(2 * spec.budget, e.budget_spent + spec.budget)
-            print(f"resume with a larger budget, e.g.: {resume_command({'--budget': f'{math.ceil(more * 1e4) / 1e4:g}'})}",
-                  file=sys.stderr)
+            more = math.ceil(max(2 * spec.budget, e.budget_spent + spec.budget) * 1e4) / 1e4
+            print(f"resume with a larger budget, e.g.: {resume_command({'--budget': f'{more:g}'})}", file=sys.stderr)
         else:
             print(f"resume with: {resume_command()}", file=sys.stderr)
         return 1, e.summary

@@ -37,7 +37,7 @@ def run(args) -> int:
     if left_out:
         shown = ", ".join(map(str, left_out[:10])) + (" …" if len(left_out) > 10 else "")
         common.print_warning(f"{len(left_out)} line(s) of {RunFolder(args.run_dir).results_path} are not result "
-                         f"records and are not in the log (line {shown}); `span-client judge` names them too")
+                             f"records and are not in the log (line {shown}); `span-client judge` names them too")
     print(f"wrote {path}: {len(log.samples)} samples ({score.scored_samples} scored), accuracy "
           + (f"{acc:.2%}" if acc == acc else "n/a") + f"; open it with: inspect view --log-dir {path.parent or '.'}")
     return 0

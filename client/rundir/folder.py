@@ -24,6 +24,8 @@ CORRUPT = "results.corrupt"
 LOCK = ".lock"
 BATCHES = "batches.json"  # written by rundir.batches
 RUN_FILES = frozenset({RESULTS, RUN, SUMMARY, ERRORS, SERVER_LOG, CORRUPT, LOCK, BATCHES})
+# what to do about a run.json that cannot be read (eval, judge and export all meet it)
+_BAD_RUN_JSON = "repair or remove it, or use another run folder"
 
 
 class RunFolderError(Exception):
@@ -154,10 +156,10 @@ class RunFolder:
         try:
             raw = json.loads(self.run_path.read_text(encoding="utf-8"))
         except (OSError, ValueError, UnicodeDecodeError) as e:
-            raise RunFolderError(f"{self.run_path} is not readable JSON ({e.__class__.__name__}); "
-                                 f"repair or remove it, or use another run folder") from None
+            raise RunFolderError(f"{self.run_path} is not readable JSON ({e.__class__.__name__}); {_BAD_RUN_JSON}") \
+                from None
         if not isinstance(raw, dict):
-            raise RunFolderError(f"{self.run_path} is not a run.json object; repair or remove it, or use another run folder")
+            raise RunFolderError(f"{self.run_path} is not a run.json object; {_BAD_RUN_JSON}")
         version = raw.get("format_version", 1)
         if version not in READABLE_VERSIONS:
             newer = isinstance(version, int) and version > FORMAT_VERSION
@@ -172,7 +174,7 @@ class RunFolder:
         except ValidationError as e:
             first = e.errors()[0]
             where = ".".join(map(str, first.get("loc", ()))) or "run.json"
-            raise RunFolderError(f"{self.run_path}: field {where}: {first.get('msg')}; repair or remove it, or use another run folder") from None
+            raise RunFolderError(f"{self.run_path}: field {where}: {first.get('msg')}; {_BAD_RUN_JSON}") from None
 
     def write_info(self, info: RunInfo) -> None:
         atomic_write_json(self.run_path, {"format_version": info.format_version, **info.to_dict()})
