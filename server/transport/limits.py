@@ -18,6 +18,8 @@ FD_RESERVE = 64
 # each idle connection still costs memory.
 MAX_CONNECTIONS_CEILING = 4096
 MIN_CONNECTIONS = 16
+# The largest request body (HTTP) and the longest line (stdio) by default.
+MAX_BODY_BYTES = 1024 * 1024
 
 
 class LimitError(ValueError):
@@ -38,7 +40,7 @@ class Spec:
 
 
 SPECS = (
-    Spec("max_body_bytes", "--max-body-bytes", "SPAN_SERVER_MAX_BODY_BYTES", int, 1024 * 1024, 1024, 2 ** 31,
+    Spec("max_body_bytes", "--max-body-bytes", "SPAN_SERVER_MAX_BODY_BYTES", int, MAX_BODY_BYTES, 1024, 2 ** 31,
          "bytes", "largest request body; bigger ones get 413 before they are read (under stdio: the "
                   "longest line, answered -32600 unread)"),
     Spec("header_timeout", "--header-timeout", "SPAN_SERVER_HEADER_TIMEOUT", float, 10.0, 0.5, 3600,
@@ -64,7 +66,7 @@ SPECS = (
 
 @dataclass(frozen=True)
 class HttpLimits:
-    max_body_bytes: int = 1024 * 1024
+    max_body_bytes: int = MAX_BODY_BYTES
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     keep_alive_timeout: float = 5.0

@@ -37,12 +37,13 @@ from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
+from .limits import MAX_BODY_BYTES
 from .logcap import ECHO_CHARS, cap
 
 logger = logging.getLogger("span.server.stdio")
 
 MAX_ECHOED_ID_CHARS = 200  # an id longer than any real client's is answered as null, not echoed back
-DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = MAX_BODY_BYTES  # --max-body-bytes' default (transport/limits.py)
 DISCARD_CHUNK = 64 * 1024
 # Not JSON (so the SDK hands it on as a parse failure) and unguessable (so no client can forge it).
 OVERSIZED = f"\x00span-oversized-line-{secrets.token_hex(16)} "
