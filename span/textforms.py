@@ -12,6 +12,7 @@ import unicodedata
 from functools import lru_cache
 
 from .calendars import get_calendar
+from .calendars.hebrew import is_leap as hebrew_leap_year
 from .dates import CalendarDate
 from .errors import CalendarError
 
@@ -86,7 +87,7 @@ def parse_date(text: str, calendar: str) -> CalendarDate:
                 raise CalendarError(f"unknown {cal.title} month name {m.group('mon').strip()!r}; valid: "
                                     f"{', '.join(cal.month_names.values()) or 'numeric months'}")
             year = int(m.group("y"))
-            if _names_first_adar(cal.name, m.group("mon"), number) and cal.check_year(year).find(13, False) is None:
+            if _names_first_adar(cal.name, m.group("mon"), number) and not hebrew_leap_year(year):
                 # "Adar I" names the first of two Adars: a common year has one Adar, so no Adar I either
                 raise CalendarError(f"Hebrew year {year} is not a leap year: it has one Adar (month 12), no "
                                     f"{m.group('mon').strip()!r}; write 'Adar'")
