@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.providers import make_provider  # noqa: E402
-from client.runner import run_eval  # noqa: E402
-from client.spec import RunSpec  # noqa: E402
-from client.dataset import Instances  # noqa: E402
+from span_toolkit.client.providers import make_provider  # noqa: E402
+from span_toolkit.client.runner import run_eval  # noqa: E402
+from span_toolkit.client.spec import RunSpec  # noqa: E402
+from span_toolkit.client.dataset import Instances  # noqa: E402
 from tests.fakes.instances import toy_instances  # noqa: E402
 
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from convertdate import gregorian, hebrew, indian_civil, islamic, persian  # noqa: E402
 from lunarcalendar import Converter, Lunar, Solar  # noqa: E402
 
-from span import search_calendar  # noqa: E402
+from span_toolkit.span import search_calendar  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)
 MODULES = {"gregorian": gregorian, "islamic": islamic, "hebrew": hebrew, "shaka": indian_civil,

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from span.benchmark import PAPER_EVAL_DATES  # noqa: E402
-from span.benchmark.jsonl import iter_lines  # noqa: E402
+from span_toolkit.span.benchmark import PAPER_EVAL_DATES  # noqa: E402
+from span_toolkit.span.benchmark.jsonl import iter_lines  # noqa: E402
 
 TARGET_S = 5.0
 TARGET_MB = 200.0

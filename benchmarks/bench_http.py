@@ -43,8 +43,8 @@ from test_server_sessions import abandon, fresh_client_works  # noqa: E402
 
 BASELINE = r'''
 import sys, uvicorn
-import server.transport.http as h, server.transport.logcap as logcap
-from server.transport.security import BearerTokenMiddleware
+import span_toolkit.server.transport.http as h, server.transport.logcap as logcap
+from span_toolkit.server.transport.security import BearerTokenMiddleware
 logcap.CapFilter.filter = lambda self, record: True
 
 def run_http(server, security, *, host, port, path="/mcp", json_response=False, stateless_http=False,
@@ -63,12 +63,12 @@ def run_http(server, security, *, host, port, path="/mcp", json_response=False, 
     uvicorn.Server(config).run(sockets=[sock])
 
 h.run_http = run_http
-from server.__main__ import main
+from span_toolkit.server.__main__ import main
 sys.exit(main(sys.argv[1:]))
 '''
 
 
-CURRENT = ("-m", "server")
+CURRENT = ("-m", "span_toolkit.server")
 SDK_DEFAULTS = ("--max-sessions", "10000", "--session-idle-timeout", "1800")
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ARMS = [("span/baseline", "unaided"), ("span/reference", "tools"), ("span/reference-code", "time_agent")]
 EXPORT = """
 import resource, sys, time
-from client.cli import main
+from span_toolkit.client.cli import main
 t = time.perf_counter()
 code = main(["export", sys.argv[1], "--format", "inspect", "--out", sys.argv[2], "--force"])
 print("EXPORT", code, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

@@ -207,8 +207,8 @@ def main(argv: list[str] | None = None) -> int:
 def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: int | None = None) -> dict:
     """Per-mode figures from a run folder's results.jsonl (the client's own counting for accuracy and the
     content / polar split: client.rundir.counts)."""
-    from client.rundir.counts import ActionTally, FormatTally, Tally
-    from client.rundir.summary import call_kind
+    from span_toolkit.client.rundir.counts import ActionTally, FormatTally, Tally
+    from span_toolkit.client.rundir.summary import call_kind
 
     lines = []
     path = run_dir / "results.jsonl"
@@ -297,8 +297,7 @@ def render_table(report: dict) -> str:
 def _prompt_overlay(folder: Path, out: Path) -> Path:
     """A copy of the ``prompts`` package with the files of ``folder`` in place of the same-named ones; the
     returned directory goes first on the client's PYTHONPATH."""
-    import prompts
-
+    from span_toolkit import prompts
     source = Path(prompts.__file__).parent
     names = {p.name for p in source.iterdir() if p.is_file()}
     unknown = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in names)

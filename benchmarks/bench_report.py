@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.report import command  # noqa: E402
+from span_toolkit.client.report import command  # noqa: E402
 from tests.fakes import synthetic_runs as sy  # noqa: E402
 
 

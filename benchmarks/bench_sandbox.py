@@ -29,14 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.judges.rules import CORRECT, judge_answer  # noqa: E402
-from client.providers.scripted import final_answer, program_for  # noqa: E402
-from client.sandbox import KINDS, Sandbox, SandboxError, python_paths  # noqa: E402
-from client.sandbox.bwrap import bwrap_argv  # noqa: E402
-from client.sandbox.procs import CHILD_SCRIPT  # noqa: E402
-from client.sandbox.rootfs import runtime_plan  # noqa: E402
-from client.solvers.timeagent_messages import extract_code  # noqa: E402
-from span.benchmark import generate_instances  # noqa: E402
+from span_toolkit.client.judges.rules import CORRECT, judge_answer  # noqa: E402
+from span_toolkit.client.providers.scripted import final_answer, program_for  # noqa: E402
+from span_toolkit.client.sandbox import KINDS, Sandbox, SandboxError, python_paths  # noqa: E402
+from span_toolkit.client.sandbox.bwrap import bwrap_argv  # noqa: E402
+from span_toolkit.client.sandbox.procs import CHILD_SCRIPT  # noqa: E402
+from span_toolkit.client.sandbox.rootfs import runtime_plan  # noqa: E402
+from span_toolkit.client.solvers.timeagent_messages import extract_code  # noqa: E402
+from span_toolkit.span.benchmark import generate_instances  # noqa: E402
 
 EXAMPLE_1 = ("day = datetime(2020, 7, 1) - timedelta(days=7)\n"
              "converted = search_calendar(calendar=\"gregorian\", year=day.year, month=day.month, day=day.day)\n"

@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from client.runner import run_eval  # noqa: E402
-from client.spec import RunSpec  # noqa: E402
+from span_toolkit.client.runner import run_eval  # noqa: E402
+from span_toolkit.client.spec import RunSpec  # noqa: E402
 from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch  # noqa: E402
 from tests.fakes.helpers import write_jsonl  # noqa: E402
 from tests.fakes.instances import toy_instances  # noqa: E402

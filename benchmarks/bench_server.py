@@ -82,7 +82,7 @@ FLOOR_CALL = ("add", {"a": 2, "b": 3})
 def _span_params(log_level: str):
     from mcp import StdioServerParameters
 
-    return StdioServerParameters(command=sys.executable, args=["-m", "server", "--log-level", log_level],
+    return StdioServerParameters(command=sys.executable, args=["-m", "span_toolkit.server", "--log-level", log_level],
                                  cwd=str(ROOT), env=env())
 
 
@@ -193,7 +193,7 @@ class _RawStdio:
 
 def stdio_latency_raw(n: int, warmup: int, log_level: str = "INFO") -> dict:
     """span-server and the floor through bare JSON-RPC clients, interleaved as in stdio_latency."""
-    servers = {"span": _RawStdio([sys.executable, "-m", "server", "--log-level", log_level]),
+    servers = {"span": _RawStdio([sys.executable, "-m", "span_toolkit.server", "--log-level", log_level]),
                "floor": _RawStdio([sys.executable, "-c", FLOOR_SERVER])}
     lat: dict[str, list[float]] = {"span": [], "floor": []}
     errors = 0
@@ -219,7 +219,7 @@ def stdio_latency_raw(n: int, warmup: int, log_level: str = "INFO") -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def start_http(flags: list[str]) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http", "--port", "0",
                              "--log-level", "WARNING", *flags], cwd=ROOT, env=env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60

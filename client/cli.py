@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from typing import Sequence
 
-from .commands import COMMANDS
+from .commands import COMMANDS, EVAL_EXTRA_MODULES, NEEDS_EVAL_EXTRA
 from .commands import common
 from .commands.common import UsageError, one_line_errors, print_err
 from .commands.tools import reorder_call_args
@@ -55,6 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
         return 2
     command = argv[0] if argv[0] in COMMANDS else None
+    if command in NEEDS_EVAL_EXTRA and "-h" not in argv and "--help" not in argv:
+        missing = [m for m in EVAL_EXTRA_MODULES if importlib.util.find_spec(m) is None]
+        if missing:
+            print_err(f"span-client {command} needs the evaluation extra ({', '.join(missing)} not installed): "
+                      "pip install 'span-toolkit[eval]'")
+            return 2
     argv = reorder_call_args(argv)
     try:
         args = build_parser(command).parse_args(argv)

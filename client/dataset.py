@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from span import benchmark
+from span_toolkit.span import benchmark
 
 
 class DatasetError(Exception):

@@ -27,7 +27,7 @@ def stdio_parameters():
 
     env = {"PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH")) if p),
            "PYTHONUNBUFFERED": "1"}
-    return StdioServerParameters(command=sys.executable, args=["-m", "server", "--transport", "stdio"], env=env)
+    return StdioServerParameters(command=sys.executable, args=["-m", "span_toolkit.server", "--transport", "stdio"], env=env)
 
 
 class MCPTools:

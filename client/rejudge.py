@@ -7,8 +7,7 @@ import asyncio
 from datetime import datetime, timezone
 from pathlib import Path
 
-import prompts
-
+from span_toolkit import prompts
 from .rundir import (ResultLine, RunFolder, RunFolderError, RunInfo, judge_request_failed, summarize,
                      verdict_correct)
 from .scale import summary_figures

@@ -24,8 +24,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
-import prompts
-
+from span_toolkit import prompts
 from . import dataset as _dataset
 from .batch import BatchError
 from .budget import Budget, BudgetError, check_budget

@@ -34,7 +34,7 @@ class Scorer:
             await self._provider.aclose()
 
     def describe(self) -> dict:
-        d: dict[str, Any] = {"rules": "client.judges.rules"}
+        d: dict[str, Any] = {"rules": "span_toolkit.client.judges.rules"}
         if self.llm is not None:
             d["llm"] = self.judge_model
         return d

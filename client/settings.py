@@ -8,8 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-import prompts
-
+from span_toolkit import prompts
 from .rundir import RunFolderError, RunInfo
 from .spec import RunSpec
 

@@ -1,8 +1,8 @@
 """What one evaluation run is, as one typed value: built once from the command line
 (``client.commands.eval``), or in Python, and handed whole to the runner.
 
-    from client.spec import RunSpec
-    from client.runner import run_eval
+    from span_toolkit.client.spec import RunSpec
+    from span_toolkit.client.runner import run_eval
     summary = asyncio.run(run_eval(RunSpec(model="reference", mode="with_tools", out_dir=Path("runs/ref"),
                                            dates=("2025-07-01",), sample=20)))
 
@@ -94,7 +94,7 @@ class RunSpec:
             return None
         if self.tools:
             return tuple(self.tools)
-        from server.tools import EVAL_TOOLS  # what every SPAN question needs, ~1,000 tokens of definitions
+        from span_toolkit.server.tools import EVAL_TOOLS  # what every SPAN question needs, ~1,000 tokens of definitions
 
         return tuple(EVAL_TOOLS)
 

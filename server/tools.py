@@ -20,10 +20,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-import span
-from span import festivals as _festivals
-from span.calendars import MAX_ORDINAL, MIN_ORDINAL
-from span.models import CrossCalendarEntry, DateInfo, DifferenceResult, Shift, ShiftResult
+from span_toolkit import span
+from span_toolkit.span import festivals as _festivals
+from span_toolkit.span.calendars import MAX_ORDINAL, MIN_ORDINAL
+from span_toolkit.span.models import CrossCalendarEntry, DateInfo, DifferenceResult, Shift, ShiftResult
 
 # ---------------------------------------------------------------------------------------------
 # Conventions, said once and reused in descriptions

@@ -12,9 +12,9 @@ from typing import Any, Iterable
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from client.dataset import DatasetError, count_file, iter_file, sample_file
-from client.inspect_export import sample_metadata
-from span import benchmark
+from span_toolkit.client.dataset import DatasetError, count_file, iter_file, sample_file
+from span_toolkit.client.inspect_export import sample_metadata
+from span_toolkit.span import benchmark
 
 
 def date_spec(value: Any) -> str:

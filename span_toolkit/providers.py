@@ -21,8 +21,8 @@ from inspect_ai.model import (ChatCompletionChoice, ChatMessage, ChatMessageAssi
                               ChatMessageTool, ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, modelapi)
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
-from span import ALL_CALENDAR_NAMES
-from span.models import parse_dates
+from span_toolkit.span import ALL_CALENDAR_NAMES
+from span_toolkit.span.models import parse_dates
 
 from ._client import ProviderError, scripted
 

@@ -13,7 +13,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import Score, Target, accuracy, grouped, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from client.inspect_export import SCORER, score_of
+from span_toolkit.client.inspect_export import SCORER, score_of
 
 from ._client import ResultLine, Scorer
 

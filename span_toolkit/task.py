@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import prompts
+from span_toolkit import prompts
 from inspect_ai import Task, task
 from inspect_ai.model import ChatMessageSystem
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver, use_tools
@@ -52,7 +52,7 @@ def server_command() -> tuple[str, list[str]]:
     found = shutil.which("span-server")
     if found:
         return found, []
-    return sys.executable, ["-m", "server"]
+    return sys.executable, ["-m", "span_toolkit.server"]
 
 
 def calendar_tools(tools: Any = None) -> Any:

@@ -5,8 +5,8 @@ from datetime import date, timedelta
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from span import CALENDAR_NAMES, CalendarDate, CalendarError, date_difference, get_calendar, shift_date
-from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL
+from span_toolkit.span import CALENDAR_NAMES, CalendarDate, CalendarError, date_difference, get_calendar, shift_date
+from span_toolkit.span.calendars.base import MAX_ORDINAL, MIN_ORDINAL
 
 calendars = st.sampled_from(CALENDAR_NAMES)
 ordinals = st.integers(MIN_ORDINAL + 4000, MAX_ORDINAL - 4000)

@@ -9,14 +9,14 @@ import re
 
 import pytest
 
-from client.batch import BatchAnsweredProvider, BatchDriver, BatchError, backend_for
-from client.cache import key_of
-from client.metering import attempt_scope
-from client.providers import ProviderError
-from client.providers.anthropic_provider import AnthropicProvider
-from client.providers.openai_provider import OpenAIProvider
-from client.rundir import RunFolderError
-from client.rundir.batches import BatchRecords
+from span_toolkit.client.batch import BatchAnsweredProvider, BatchDriver, BatchError, backend_for
+from span_toolkit.client.cache import key_of
+from span_toolkit.client.metering import attempt_scope
+from span_toolkit.client.providers import ProviderError
+from span_toolkit.client.providers.anthropic_provider import AnthropicProvider
+from span_toolkit.client.providers.openai_provider import OpenAIProvider
+from span_toolkit.client.rundir import RunFolderError
+from span_toolkit.client.rundir.batches import BatchRecords
 from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch
 from tests.fakes.providers import Status, Text, first_user_text
 

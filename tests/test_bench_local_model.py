@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from client.providers.scripted import final_answer, program_for
-from client.solvers.timeagent_messages import stdout_from_message
+from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,14 +10,14 @@ import stat
 
 import pytest
 
-from client.cache import (CacheError, CachingProvider, ResponseCache, default_cache_dir, reply_from_dict,
+from span_toolkit.client.cache import (CacheError, CachingProvider, ResponseCache, default_cache_dir, reply_from_dict,
                           reply_to_dict)
-from client.metering import MeteredProvider, attempt_scope
-from client.pricing import resolve_price
-from client.providers import ProviderError
-from client.providers.anthropic_provider import AnthropicProvider
-from client.providers.base import ModelReply, ToolCall
-from client.providers.openai_provider import OpenAIProvider
+from span_toolkit.client.metering import MeteredProvider, attempt_scope
+from span_toolkit.client.pricing import resolve_price
+from span_toolkit.client.providers import ProviderError
+from span_toolkit.client.providers.anthropic_provider import AnthropicProvider
+from span_toolkit.client.providers.base import ModelReply, ToolCall
+from span_toolkit.client.providers.openai_provider import OpenAIProvider
 from tests.fakes.providers import FakeAnthropic, FakeOpenAI, Status, Text, ToolCalls
 
 SYSTEM = "Answer with a final line."
@@ -168,7 +168,7 @@ def test_a_damaged_entry_is_a_miss_and_is_replaced(tmp_path, damage):
 
 
 def test_an_oversized_entry_is_a_miss(tmp_path, monkeypatch):
-    import client.cache as cache_mod
+    import span_toolkit.client.cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "MAX_ENTRY_BYTES", 100)
     cache = ResponseCache(tmp_path)

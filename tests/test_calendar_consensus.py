@@ -16,10 +16,10 @@ from datetime import date
 import pytest
 from mcp import Client
 
-import span
-from span import CalendarDate, disputes, festivals, get_calendar, search_calendar, search_calendar_entry, shift_date
-from span.calendars import consensus, sources
-from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL
+from span_toolkit import span
+from span_toolkit.span import CalendarDate, disputes, festivals, get_calendar, search_calendar, search_calendar_entry, shift_date
+from span_toolkit.span.calendars import consensus, sources
+from span_toolkit.span.calendars.base import MAX_ORDINAL, MIN_ORDINAL
 
 CALENDARS = sources.CALENDARS
 
@@ -201,7 +201,7 @@ def test_lunardate_and_borax_cover_their_ranges_only():
 
 def test_delta_t_dependent_months_are_the_documented_ones():
     pytest.importorskip("ephem")
-    from span.calendars import korean_lunar_astro as astro
+    from span_toolkit.span.calendars import korean_lunar_astro as astro
     moved = {}
     for calendar, hours in (("chinese_lunar", 8), ("korean_lunar", 9)):
         own = astro.lunar_years(2025, 2100, utc_offset_hours=hours)
@@ -311,7 +311,7 @@ def test_typed_results_and_arithmetic_carry_the_marker():
     assert entry.chinese_lunar.disputed.startswith("other reading 2097-7-6: ")
     assert "[disputed, other reading 2097-7-6: " in entry.text()
     # the text still parses, and stays within a date result's budget
-    from span.models import parse_dates
+    from span_toolkit.span.models import parse_dates
     assert parse_dates(entry.text())["chinese_lunar"]["display"] == "2097-7-7"
     assert len(entry.text()) <= 500
     start = CalendarDate.create("gregorian", 2057, 10, 1)
@@ -328,7 +328,7 @@ def test_typed_results_and_arithmetic_carry_the_marker():
 
 @pytest.fixture(scope="module")
 def server():
-    from server.app import build_server
+    from span_toolkit.server.app import build_server
     return build_server(log_level="WARNING")
 
 

@@ -15,10 +15,10 @@ from jdatetime import date as jdate
 from persiantools.jdatetime import JalaliDate
 from pyluach import dates as pyluach_dates
 
-from span import CalendarDate, get_calendar
-from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
-from span.calendars.consensus import CHINESE_LUNAR_YEARS
-from span.calendars.persian_nowruz import FIRST_YEAR, NOWRUZ_ORDINALS
+from span_toolkit.span import CalendarDate, get_calendar
+from span_toolkit.span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
+from span_toolkit.span.calendars.consensus import CHINESE_LUNAR_YEARS
+from span_toolkit.span.calendars.persian_nowruz import FIRST_YEAR, NOWRUZ_ORDINALS
 
 ORDINALS = range(MIN_ORDINAL, MAX_ORDINAL + 1)
 

@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import span
-from span import CalendarDate, CalendarError, festivals, get_calendar, parse_date, shift_date
+from span_toolkit import span
+from span_toolkit.span import CalendarDate, CalendarError, festivals, get_calendar, parse_date, shift_date
 
 EXTRA = ("julian", "coptic", "ethiopian", "islamic_umm_al_qura", "korean_lunar")
 

@@ -29,9 +29,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from span import CalendarDate, festivals, get_calendar
-from span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
-from span.calendars.sources import SourceUnavailable, icu_table
+from span_toolkit.span import CalendarDate, festivals, get_calendar
+from span_toolkit.span.calendars.base import MAX_ORDINAL, MIN_ORDINAL, jd_to_ordinal, ordinal_to_jd
+from span_toolkit.span.calendars.sources import SourceUnavailable, icu_table
 
 convertdate = pytest.importorskip("convertdate")
 from convertdate import coptic as cd_coptic, julian as cd_julian  # noqa: E402
@@ -205,7 +205,7 @@ def _outvoted_umm_al_qura_days() -> set[int]:
     """Shawwal 1485 AH: ICU and the `ummalqura` package agree against hijridate's table, and span
     follows the majority (span/calendars/consensus.py, tests/test_calendar_consensus.py). The days
     from the earlier to the later of the two month starts, and to the end of the month."""
-    from span.calendars.consensus import UMM_AL_QURA_MONTH_STARTS
+    from span_toolkit.span.calendars.consensus import UMM_AL_QURA_MONTH_STARTS
     cal = get_calendar("islamic_umm_al_qura")
     out = set()
     for (y, m), n in UMM_AL_QURA_MONTH_STARTS.items():
@@ -354,8 +354,8 @@ def test_korean_table_is_the_rule_at_korean_time():
     """The rule, computed with PyEphem, gives KASI's table for 1899-2050 (UTC+8 until 1911, UTC+9
     from 1912) and exactly the shipped rows for the computed years 2051-2100."""
     pytest.importorskip("ephem")
-    from span.calendars import korean_lunar_astro as astro
-    from span.calendars.korean_lunar_table import FIRST_YEAR, LAST_KASI_YEAR, YEARS
+    from span_toolkit.span.calendars import korean_lunar_astro as astro
+    from span_toolkit.span.calendars.korean_lunar_table import FIRST_YEAR, LAST_KASI_YEAR, YEARS
 
     rows = {FIRST_YEAR + i: row for i, row in enumerate(YEARS)}
     computed = {**astro.lunar_years(FIRST_YEAR, 1911, utc_offset_hours=8),
@@ -368,7 +368,7 @@ def test_korean_table_is_the_rule_at_korean_time():
 def test_computed_korean_years_have_no_other_new_moon_near_midnight():
     """ORACLES.md names the computed months that hang on a new moon near midnight; no other one does."""
     pytest.importorskip("ephem")
-    from span.calendars import korean_lunar_astro as astro
+    from span_toolkit.span.calendars import korean_lunar_astro as astro
     close = [t for kind, t in astro.near_midnight(2051, 2100, 5) if kind == "new moon"]
     assert [t[:10] for t in close] == ["2051-08-07", "2051-11-03", "2052-10-23", "2071-04-01", "2074-08-22",
                                       "2092-02-08", "2097-01-13"]

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from client.solvers import ChatSolver
-from client.mcp_tools import MCPTools
-from client.providers import make_provider
-from prompts import load as load_prompt
+from span_toolkit.client.solvers import ChatSolver
+from span_toolkit.client.mcp_tools import MCPTools
+from span_toolkit.client.providers import make_provider
+from span_toolkit.prompts import load as load_prompt
 from tests.fakes.providers import FakeAnthropic, FakeOpenAI, Text, ToolCalls, tool_results
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -25,7 +25,7 @@ GOOD_ARGS = {"calendar": "gregorian", "year": 2025, "month": 7, "day": 1, "days"
 def inproc_mcp() -> MCPTools:
     """The real span MCP server, in process (entered inside each test: anyio cancel scopes must be
     entered and exited in the same task, which async fixtures do not guarantee)."""
-    from server.app import build_server
+    from span_toolkit.server.app import build_server
 
     return MCPTools(target=build_server())
 
@@ -266,7 +266,7 @@ async def test_malformed_reply_is_an_error(cls, spec):
 
 
 def test_model_spec_errors(monkeypatch):
-    from client.providers import ModelSpecError
+    from span_toolkit.client.providers import ModelSpecError
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -278,8 +278,8 @@ def test_model_spec_errors(monkeypatch):
 
 
 async def test_broken_mcp_connection_is_an_error_not_shown_to_the_model():
-    from client.mcp_tools import MCPConnectionError
-    from client.providers.base import ToolSpec
+    from span_toolkit.client.mcp_tools import MCPConnectionError
+    from span_toolkit.client.providers.base import ToolSpec
 
     class DeadServer:
         tools = [ToolSpec("date_arithmetic", "d", {"type": "object", "properties": {}})]
@@ -304,10 +304,10 @@ async def test_broken_mcp_connection_is_an_error_not_shown_to_the_model():
 async def test_default_eval_tool_definitions_fit_the_budget():
     """What `eval --with-tools` sends as tool definitions, in both provider formats: ≤ 4,000 characters of
     compact JSON (issue "Lean tools")."""
-    from client.providers.anthropic_provider import to_anthropic_tools
-    from client.providers.openai_provider import to_openai_tools
-    from server.app import build_server
-    from server.tools import EVAL_TOOLS
+    from span_toolkit.client.providers.anthropic_provider import to_anthropic_tools
+    from span_toolkit.client.providers.openai_provider import to_openai_tools
+    from span_toolkit.server.app import build_server
+    from span_toolkit.server.tools import EVAL_TOOLS
 
     async with MCPTools(target=build_server(), only=EVAL_TOOLS) as mcp:
         assert [t.name for t in mcp.tools] == [t for t in ("search_calendar", "date_arithmetic", "date_difference",
@@ -318,8 +318,8 @@ async def test_default_eval_tool_definitions_fit_the_budget():
 
 
 def test_eval_offers_the_evaluation_tool_set_by_default(tmp_path):
-    from client.cli import main as cli_main
-    from server.tools import EVAL_TOOLS
+    from span_toolkit.client.cli import main as cli_main
+    from span_toolkit.server.tools import EVAL_TOOLS
 
     out = tmp_path / "r"
     assert cli_main(["eval", "--model", "reference", "--with-tools", "--date", "2025-07-01", "--sample", "3",

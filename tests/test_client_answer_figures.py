@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
-from client.rundir.counts import MIN_POLAR_ANSWERS, FormatTally, one_word_warning
-from client.providers.scripted import final_answer, program_for
-from client.solvers.timeagent_messages import stdout_from_message
-from span.benchmark import generate_sample, parse_eval_date
+from span_toolkit.client.cli import main
+from span_toolkit.client.rundir.counts import MIN_POLAR_ANSWERS, FormatTally, one_word_warning
+from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
+from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.policies import always_yes
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text

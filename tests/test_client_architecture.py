@@ -1,7 +1,8 @@
 """The project's shape: no import cycles (lazy imports inside functions and a package's imports of its own
 submodules count), dependencies one way, small modules (or a stated reason), calendar facts only from span/.
 
-The layers: span_toolkit (the inspect_ai integration) -> client -> server -> span; client -> span."""
+The layers: span_toolkit (the inspect_ai integration) -> client -> server -> span; client -> span. Modules are
+named as installed: the folder client/ is the package span_toolkit.client (setup.py maps the folders)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("span_toolkit", "client", "server", "span")
+PACKAGES = ("span_toolkit", "client", "server", "span", "prompts")
+SPAN, SERVER, CLIENT = "span_toolkit.span", "span_toolkit.server", "span_toolkit.client"
+PROMPTS = "span_toolkit.prompts"  # data: the prompt texts, read by the client
+
+
+def _installed(package: str) -> str:
+    return package if package == "span_toolkit" else f"span_toolkit.{package}"
 MAX_LINES = 500  # issue 25: a module over ~500 lines says why at its top
 
 
@@ -20,7 +27,7 @@ def _modules(package: str) -> dict[str, Path]:
         parts = list(p.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        out[".".join(parts)] = p
+        out[".".join([_installed(parts[0]), *parts[1:]])] = p
     return out
 
 
@@ -125,14 +132,25 @@ def test_the_graph_sees_lazy_imports_and_package_edges(tmp_path):
 
 def test_dependencies_point_one_way():
     graph = _graph()
-    assert any(m.startswith("span_toolkit") for m in graph)  # the picture includes every layer
+    def layer(m: str) -> str:
+        for part in (SPAN, SERVER, CLIENT, PROMPTS):
+            if m == part or m.startswith(part + "."):
+                return part
+        return "span_toolkit"  # the inspect_ai integration: the package's own modules
+
+    assert {layer(m) for m in graph} == {SPAN, SERVER, CLIENT, PROMPTS, "span_toolkit"}  # every layer
+    allowed = {SPAN: {SPAN}, PROMPTS: {PROMPTS}, SERVER: {SERVER, SPAN}, CLIENT: {CLIENT, SERVER, SPAN, PROMPTS},
+               "span_toolkit": {"span_toolkit", CLIENT, SERVER, SPAN, PROMPTS}}
     for mod, deps in graph.items():
-        if mod == "span" or mod.startswith("span."):
-            assert not {d for d in deps if d.startswith(("server", "client", "span_toolkit"))}, mod
-        if mod.startswith("server"):
-            assert not {d for d in deps if d.startswith(("client", "span_toolkit"))}, mod
-        if mod.startswith("client"):  # nothing below the inspect integration depends on it
-            assert not {d for d in deps if d.startswith("span_toolkit")}, mod
+        wrong = {d for d in deps if layer(d) not in allowed[layer(mod)]}
+        assert not wrong, f"{mod} imports {wrong}"
+
+
+def test_the_core_imports_itself_relatively():
+    """The Time Agent's sandbox imports the core alone, by its folder name (``import span``): inside span/
+    nothing may name span_toolkit."""
+    for name, path in _modules("span").items():
+        assert "span_toolkit" not in path.read_text(encoding="utf-8"), name
 
 
 def test_long_modules_say_why():

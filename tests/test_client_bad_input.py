@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
+from span_toolkit.client.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _instances(tmp: Path, n: int = 3, **extra) -> Path:
-    from span.benchmark import generate_sample, parse_eval_date
+    from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 
     items = [dict(i, **extra) for i in generate_sample([parse_eval_date("2025-07-01")], n, seed=1)]
     p = tmp / "instances.jsonl"
@@ -113,7 +113,7 @@ def test_bad_input_one_line_exit_2(tmp_path, capsys, monkeypatch, name, argv, se
 
 def _cli(*args: str, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "span_toolkit.client.cli", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60, **kw)
 
 

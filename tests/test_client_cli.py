@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
+from span_toolkit.client.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,7 +118,7 @@ def test_argparse_errors_exit_2(capsys, argv, needle):
 
 def test_tools_over_streamable_http(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http", "--port", "0"],
                             cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
         url = None

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from span.benchmark import generate_sample, parse_eval_date
+from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 from tests.fakes.cheats import Bait, mode_unavailable, programs, sandbox_folders, sandbox_processes
 from tests.fakes.providers import FakeOpenAI, Slow, Text, first_user_text
 
@@ -35,7 +35,7 @@ STRONG = ("auto", "bwrap", "namespaces")
 
 
 def _client(args: list[str], *, cwd: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "span_toolkit.client.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -145,8 +145,8 @@ def test_unsafe_process_is_the_positive_control(user_folder):
 
 
 def test_auto_without_a_strong_mode_stops_with_one_line(tmp_path, capsys, monkeypatch):
-    from client.cli import main
-    from client.sandbox import Sandbox
+    from span_toolkit.client.cli import main
+    from span_toolkit.client.sandbox import Sandbox
 
     monkeypatch.setattr(Sandbox, "_unavailable", lambda self, kind: "not on this machine")
     rc = main(["eval", "--model", "reference-code", "--time-agent", "--date", "2025-07-01", "--sample", "3",
@@ -159,8 +159,8 @@ def test_auto_without_a_strong_mode_stops_with_one_line(tmp_path, capsys, monkey
 # ---------------------------------------------------------------------------------------- SIGTERM
 
 def _slow_coder(body, index):
-    from client.providers.scripted import final_answer, program_for
-    from client.solvers.timeagent_messages import stdout_from_message
+    from span_toolkit.client.providers.scripted import final_answer, program_for
+    from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 
     if len([m for m in body["messages"] if m["role"] == "user"]) == 1:
         return Slow(0.3, Text("```python\n" + program_for(first_user_text(body)) + "```"))
@@ -202,8 +202,8 @@ def test_sigterm_during_an_eval_leaves_no_sandbox_behind(kind, signals, tmp_path
 
 
 def test_keys_given_as_flags_are_masked_in_what_is_printed():
-    from client.commands import common
-    from client.commands.eval import resume_command
+    from span_toolkit.client.commands import common
+    from span_toolkit.client.commands.eval import resume_command
 
     argv = ["eval", "--api-key", "sk-1", "--judge-api-key=sk-2", "--server-token", "tok", "--out", "r"]
     assert common.mask_secret_flags(argv) == ["eval", "--api-key", "***", "--judge-api-key=***",

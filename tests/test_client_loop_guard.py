@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from client.mcp_tools import MCPTools
-from client.providers import make_provider
-from client.solvers import ChatSolver
-from client.solvers.chat import repeat_text
-from prompts import load as load_prompt
+from span_toolkit.client.mcp_tools import MCPTools
+from span_toolkit.client.providers import make_provider
+from span_toolkit.client.solvers import ChatSolver
+from span_toolkit.client.solvers.chat import repeat_text
+from span_toolkit.prompts import load as load_prompt
 from tests.fakes.providers import FakeAnthropic, FakeOpenAI, Text, ToolCalls
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -28,7 +28,7 @@ NATIVE = [pytest.param(FakeAnthropic, "anthropic/claude-test", id="anthropic"),
 
 
 def inproc_mcp() -> MCPTools:
-    from server.app import build_server
+    from span_toolkit.server.app import build_server
 
     return MCPTools(target=build_server())
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
+from span_toolkit.client.cli import main
 from tests.fakes.helpers import write_jsonl
 from tests.fakes.instances import toy_instances
 from tests.fakes.providers import FakeOpenAI, Slow, Status, Text
@@ -127,7 +127,7 @@ def test_plain_progress_lines_without_a_tty(tmp_path, inst):
     with FakeOpenAI(lambda b, i: Text("Final answer: Yes")) as fake:
         env = dict(os.environ, PYTHONPATH=str(ROOT), SPAN_PROGRESS_EVERY="0")
         args = [a for a in _eval(fake.base_url, tmp_path / "run", inst) if a != "--quiet"]
-        r = subprocess.run([sys.executable, "-m", "client.cli", *args], cwd=ROOT, env=env, capture_output=True,
+        r = subprocess.run([sys.executable, "-m", "span_toolkit.client.cli", *args], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=120)
     assert re.search(r"span-client: openai-compatible/m: \d+/12 done, 0 errors", r.stderr), r.stderr
 
@@ -138,7 +138,7 @@ def _span_server(env_token: str | None):
     env["PYTHONPATH"] = str(ROOT)
     if env_token:
         env["SPAN_SERVER_TOKEN"] = env_token
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http", "--port", "0",
                              "--log-level", "WARNING"], cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
     try:
         url = None
@@ -171,7 +171,7 @@ def test_token_protected_server_with_and_without_the_token(tmp_path, monkeypatch
         assert summary["accuracy"] == 1.0 and summary["n"] == 6
         run = json.loads((tmp_path / "c" / "run.json").read_text())
         assert TOKEN not in json.dumps(run)  # the token is never written down
-        r = subprocess.run([sys.executable, "-m", "client.cli", "tools", "call", "search_calendar",
+        r = subprocess.run([sys.executable, "-m", "span_toolkit.client.cli", "tools", "call", "search_calendar",
                             "calendar=gregorian", "year=2025", "month=7", "day=1", "--server-url", url],
                            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT), SPAN_SERVER_TOKEN=TOKEN),
                            capture_output=True, text=True, timeout=60)

@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from client.cli import main
+from span_toolkit.client.cli import main
 from tests.fakes.helpers import read_results, write_jsonl
 
 PAPER_DATES = ["1960-07-01", "2025-07-01", "2060-07-01"]
@@ -49,7 +49,7 @@ def test_reference_agent_scores_100_percent_on_paper_dates(tmp_path, day):
 
 
 def test_reference_agent_reads_every_rendering_and_says_no(tmp_path):
-    from span.benchmark import generate_sample
+    from span_toolkit.span.benchmark import generate_sample
 
     items = list(generate_sample([date(2040, 7, 1), date(1975, 7, 1)], 400, seed=7, polar_negatives=True,
                                  date_formats=True))

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
-from client.retry import RetryPolicy
-from client.rundir import RunFolder
-from client.providers.base import ProviderError
-from client.providers.errors import retry_after_seconds
+from span_toolkit.client.cli import main
+from span_toolkit.client.retry import RetryPolicy
+from span_toolkit.client.rundir import RunFolder
+from span_toolkit.client.providers.base import ProviderError
+from span_toolkit.client.providers.errors import retry_after_seconds
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.instances import toy_instances
 from tests.fakes.providers import FakeAnthropic, FakeOpenAI, Malformed, Slow, Status, Text, first_user_text

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
-from client.retry import RetryPolicy
-from client.rundir import RunFolder, summarize as _summarize
+from span_toolkit.client.cli import main
+from span_toolkit.client.retry import RetryPolicy
+from span_toolkit.client.rundir import RunFolder, summarize as _summarize
 
 
 def summarize(path, **kw):
     return _summarize(RunFolder(path).records(), **kw)
-from client.providers.base import ProviderError
+from span_toolkit.client.providers.base import ProviderError
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.instances import toy_instances
 from tests.fakes.providers import FakeOpenAI, Status, Text, first_user_text
@@ -107,7 +107,7 @@ def test_resume_with_other_temperature_judge_or_file_is_refused(tmp_path, toy, c
 
 
 def test_demo_refuses_a_folder_of_another_date_or_sample(tmp_path, capsys, monkeypatch):
-    from client.dataset import load
+    from span_toolkit.client.dataset import load
 
     calls = []
 
@@ -116,8 +116,8 @@ def test_demo_refuses_a_folder_of_another_date_or_sample(tmp_path, capsys, monke
         return {"model": spec.model, "mode": "x", "n": 0, "n_scored": 0, "n_correct": 0, "accuracy": None,
                 "n_errors": 0}
 
-    monkeypatch.setattr("client.commands.eval.run_eval", fake_run_eval)
-    monkeypatch.setattr("client.commands.demo.write_report", lambda *a, **k: 0)
+    monkeypatch.setattr("span_toolkit.client.commands.eval.run_eval", fake_run_eval)
+    monkeypatch.setattr("span_toolkit.client.commands.demo.write_report", lambda *a, **k: 0)
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--sample", "6", "--quiet"]) == 0
     assert calls[0] == {"kind": "dates", "dates": ["2025-07-01"], "sample": 6, "seed": 0}
@@ -308,7 +308,7 @@ def test_summary_agreement_is_the_judges_own(tmp_path):
     assert agreement == {"n": 2, "raw_agreement": 1.0, "cohen_kappa": None}
     write_jsonl(tmp_path / "results.jsonl", [line(0, "CORRECT", "CORRECT"), line(1, "NOT_ATTEMPTED", "INCORRECT"),
                                              line(2, "INCORRECT", "CORRECT")])
-    from client.judges.agreement import judge_agreement
+    from span_toolkit.client.judges.agreement import judge_agreement
 
     s = summarize(tmp_path)
     assert s["agreement"] == judge_agreement(["CORRECT", "NOT_ATTEMPTED", "INCORRECT"],

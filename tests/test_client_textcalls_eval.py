@@ -7,9 +7,9 @@ import json
 import re
 import pytest
 
-from client.cli import main
-from span.benchmark import family_of, parse_question
-from span.models import parse_dates
+from span_toolkit.client.cli import main
+from span_toolkit.span.benchmark import family_of, parse_question
+from span_toolkit.span.models import parse_dates
 from tests.fakes.providers import FakeOpenAI, Text, ToolCalls, first_user_text
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
-from client.providers.scripted import final_answer, program_for
-from client.solvers.timeagent_messages import stdout_from_message
+from span_toolkit.client.cli import main
+from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.cheats import sandbox_folders, sandbox_processes
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 
@@ -70,7 +70,7 @@ def test_a_model_that_writes_correct_code_scores_100_on_200(tmp_path):
 
 
 def test_hostile_code_is_contained_and_recorded(tmp_path, monkeypatch):
-    from span.benchmark import generate_sample, parse_eval_date
+    from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-must-not-leak")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

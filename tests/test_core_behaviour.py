@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from span import (CALENDAR_NAMES, CalendarDate, CalendarError, festivals, get_calendar, parse_date,
+from span_toolkit.span import (CALENDAR_NAMES, CalendarDate, CalendarError, festivals, get_calendar, parse_date,
                   search_calendar, search_calendar_entry, shift_date)
 
 

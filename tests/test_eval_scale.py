@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
+from span_toolkit.client.cli import main
 from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.instances import toy_instances
@@ -290,8 +290,8 @@ def test_epochs_without_sampling_and_budgets_without_cost_are_said(tmp_path, toy
         assert "warning: --epochs 2: openai/gpt-test will give the same answer every time" in capsys.readouterr().err
         assert main(eval_args(fake, tmp_path / "sampled", f, "--epochs", "2", "--temperature", "0.7")) == 0
         assert "same answer every time" not in capsys.readouterr().err
-    from client.commands.eval import _answers_alike
-    from client.spec import RunSpec
+    from span_toolkit.client.commands.eval import _answers_alike
+    from span_toolkit.client.spec import RunSpec
 
     def alike(model, temperature):
         return _answers_alike(RunSpec(model=model, out_dir=tmp_path, temperature=temperature, dates=("2025-07-01",)))
@@ -366,7 +366,7 @@ def _batch_client_waiting(fake, run, inst_file) -> tuple[subprocess.Popen, list[
     """`span-client eval --batch` as its own process, once it has recorded its submitted batch (and its
     arguments, to run it again)."""
     args = eval_args(fake, run, inst_file, "--batch", "--batch-poll", "0.05")
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.client.cli", *args], cwd=ROOT,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     batches = run / "batches.json"
@@ -449,7 +449,7 @@ def test_ctrl_c_while_waiting_for_a_batch_keeps_it_for_the_next_run(tmp_path, to
 
 
 def test_the_resume_line_replaces_the_budget_however_it_was_written():
-    from client.commands.eval import _with_value
+    from span_toolkit.client.commands.eval import _with_value
 
     assert _with_value(["eval", "--budg", "0.05", "--batch-poll", "3"], "--budget", "0.1") == \
         ["eval", "--budget", "0.1", "--batch-poll", "3"]

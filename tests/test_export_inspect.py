@@ -14,9 +14,9 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser  # noqa: E402
 
-from client.cli import main as cli_main  # noqa: E402
-from client.inspect_export import BREAKDOWNS, chat_messages  # noqa: E402
-from client.rundir import RunFolder, RunInfo  # noqa: E402
+from span_toolkit.client.cli import main as cli_main  # noqa: E402
+from span_toolkit.client.inspect_export import BREAKDOWNS, chat_messages  # noqa: E402
+from span_toolkit.client.rundir import RunFolder, RunInfo  # noqa: E402
 
 N = 12
 

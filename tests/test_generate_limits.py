@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from client.cli import main
-from span.benchmark import StratifiedChooser, generate_many, generate_sample, sample_instances
-from span.benchmark.jsonl import encode
+from span_toolkit.client.cli import main
+from span_toolkit.span.benchmark import StratifiedChooser, generate_many, generate_sample, sample_instances
+from span_toolkit.span.benchmark.jsonl import encode
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ def test_the_cap_is_an_option(tmp_path):
 def test_a_signal_mid_run_leaves_no_partial_file(tmp_path, sig, status, jobs):
     out = tmp_path / "big.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "client.cli", "generate", "--dates", "1960-01-01..1960-12-31",
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.client.cli", "generate", "--dates", "1960-01-01..1960-12-31",
                              "--jobs", jobs, "--out", str(out)], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
@@ -85,7 +85,7 @@ def test_the_chooser_keeps_only_counts():
 
 def test_eval_samples_an_instances_file_the_same_way_without_reading_it_whole(tmp_path):
     """--instances FILE --sample N picks what the generator's sampler picks."""
-    from client import dataset
+    from span_toolkit.client import dataset
 
     src = tmp_path / "i.jsonl"
     assert main(["generate", "--date", "2025-07-01", "--polar-negatives", "--out", str(src)]) == 0

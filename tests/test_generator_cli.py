@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import client.commands.generate as cmd
-import span.benchmark.evaldates as gen
-from span import CalendarError
-from span.benchmark import MAX_EVAL_DATE, MIN_EVAL_DATE, ExecutionError, GoldMismatchError, generate_instances
+import span_toolkit.client.commands.generate as cmd
+import span_toolkit.span.benchmark.evaldates as gen
+from span_toolkit.span import CalendarError
+from span_toolkit.span.benchmark import MAX_EVAL_DATE, MIN_EVAL_DATE, ExecutionError, GoldMismatchError, generate_instances
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ BAD = [
 @pytest.mark.parametrize("argv", BAD, ids=lambda a: " ".join(a) or "none")
 def test_bad_input_one_line_exit_2_no_file(tmp_path, argv):
     out = tmp_path / "x.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "client.commands.generate", *argv, "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "span_toolkit.client.commands.generate", *argv, "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -114,7 +114,7 @@ def test_failure_mid_run_leaves_no_partial_file(tmp_path, monkeypatch):
         yield from list(generate_instances(eval_date, **kw))[:10]
         raise GoldMismatchError("boom")
 
-    monkeypatch.setattr("span.benchmark.jsonl.generate_instances", explode)
+    monkeypatch.setattr("span_toolkit.span.benchmark.jsonl.generate_instances", explode)
     with pytest.raises(GoldMismatchError):
         run_cli("--date", "2025-07-01", "--out", str(out))
     assert list(tmp_path.iterdir()) == []
@@ -146,7 +146,7 @@ def test_eval_date_range_is_tight(monkeypatch):
 
 
 def test_huge_range_step_is_not_a_crash():
-    from span.benchmark.evaldates import date_range
+    from span_toolkit.span.benchmark.evaldates import date_range
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999y") == [date(2025, 7, 1)]
     assert date_range(date(2025, 7, 1), date(2026, 7, 1), "99999w") == [date(2025, 7, 1)]
 

@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
-from span import festivals
-from span.benchmark import (DIRECTIONS, FESTIVAL_PAIRS, MAX_EVAL_DATE, MIN_EVAL_DATE, PAPER_EVAL_DATES,
+from span_toolkit.span import festivals
+from span_toolkit.span.benchmark import (DIRECTIONS, FESTIVAL_PAIRS, MAX_EVAL_DATE, MIN_EVAL_DATE, PAPER_EVAL_DATES,
                             TEMPLATES, generate_instances)
 
 DATES = [date(1960, 7, 1), date(2060, 7, 1), date(2025, 7, 1), date(1990, 7, 1), date(2000, 2, 29),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from client.cli import main
-from span import disputes
-from span.benchmark import generate_instances, generate_sample
-from span.dates import CalendarDate
+from span_toolkit.client.cli import main
+from span_toolkit.span import disputes
+from span_toolkit.span.benchmark import generate_instances, generate_sample
+from span_toolkit.span.dates import CalendarDate
 
 
 def _disputed(d: dict) -> bool:
@@ -36,7 +36,7 @@ def test_every_instance_that_crosses_a_disputed_day_is_marked_and_no_other():
 
 
 def disputes_ordinal(d: dict) -> int:
-    from span import parse_date
+    from span_toolkit.span import parse_date
 
     return parse_date(d["date"], d["calendar"]).ordinal
 

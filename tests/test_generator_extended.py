@@ -12,15 +12,15 @@ import pytest
 from convertdate import hebrew, indian_civil, islamic, persian
 from lunarcalendar import Converter, Lunar
 
-from span import CalendarDate, search_calendar, search_calendar_entry
-from span.benchmark import (MAX_EVAL_DATE, MIN_EVAL_DATE, GoldMismatchError, ParsedQuestion, QuestionParseError,
+from span_toolkit.span import CalendarDate, search_calendar, search_calendar_entry
+from span_toolkit.span.benchmark import (MAX_EVAL_DATE, MIN_EVAL_DATE, GoldMismatchError, ParsedQuestion, QuestionParseError,
                             generate_instances, generate_many, generate_sample, parse_question, sample_instances)
-from span.benchmark.execute import run_code
-from span.benchmark.extended import (EXTENDED_PER_DATE, TEMPLATE_COUNTS, ParsedExtendedQuestion, answer_extended,
+from span_toolkit.span.benchmark.execute import run_code
+from span_toolkit.span.benchmark.extended import (EXTENDED_PER_DATE, TEMPLATE_COUNTS, ParsedExtendedQuestion, answer_extended,
                                      answer_from_results, execute_extended, final_answer_text, generate_extended,
                                      judge_extended, judge_extended_detail, tool_calls)
-from span.benchmark.extended import build as _build
-from span.benchmark.jsonl import encode
+from span_toolkit.span.benchmark.extended import build as _build
+from span_toolkit.span.benchmark.jsonl import encode
 from tests.fakes.helpers import jsonl_sha256
 
 EVAL = date(2025, 7, 1)

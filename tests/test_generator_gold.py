@@ -5,10 +5,10 @@ from datetime import date
 
 import pytest
 
-from span import CalendarDate, festivals, search_calendar
-from span.benchmark import (GoldMismatchError, PAPER_EVAL_DATES, execute_instance, generate_instances,
+from span_toolkit.span import CalendarDate, festivals, search_calendar
+from span_toolkit.span.benchmark import (GoldMismatchError, PAPER_EVAL_DATES, execute_instance, generate_instances,
                             reference_dates)
-import span.benchmark.paper.build as gen
+import span_toolkit.span.benchmark.paper.build as gen
 
 
 def direct(inst: dict) -> CalendarDate:

@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
-from span import CalendarDate
-from span.benchmark import (PAPER_EVAL_DATES, GeneratorError, date_range, formats, generate_instances,
+from span_toolkit.span import CalendarDate
+from span_toolkit.span.benchmark import (PAPER_EVAL_DATES, GeneratorError, date_range, formats, generate_instances,
                             generate_many, generate_sample, parse_dates_spec, sample_instances, stratified_indices)
 
 D = date(2025, 7, 1)

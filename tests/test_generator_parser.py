@@ -4,8 +4,8 @@ from datetime import date
 
 import pytest
 
-from span import CalendarDate
-from span.benchmark import (PAPER_EVAL_DATES, ParsedQuestion, QuestionParseError, formats, generate_instances,
+from span_toolkit.span import CalendarDate
+from span_toolkit.span.benchmark import (PAPER_EVAL_DATES, ParsedQuestion, QuestionParseError, formats, generate_instances,
                             parse_question)
 
 

@@ -12,12 +12,12 @@ import pytest
 from convertdate import islamic
 from hijridate import Gregorian, Hijri
 
-import span.benchmark.paper.build as gen
-from span import CalendarDate, festivals, search_calendar, shift_date
-from span.benchmark import (INSTANCES_PER_DATE, GoldMismatchError, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
+import span_toolkit.span.benchmark.paper.build as gen
+from span_toolkit.span import CalendarDate, festivals, search_calendar, shift_date
+from span_toolkit.span.benchmark import (INSTANCES_PER_DATE, GoldMismatchError, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
                             GeneratorError, ParsedQuestion, execute_instance, generate_instances, generate_many,
                             generate_sample, parse_dates_spec, parse_eval_date, parse_question, sample_instances)
-from span.benchmark.jsonl import encode, iter_lines
+from span_toolkit.span.benchmark.jsonl import encode, iter_lines
 from tests.fakes.helpers import jsonl_sha256
 
 UQ = "islamic_umm_al_qura"
@@ -236,7 +236,7 @@ def test_out_of_range_dates_name_the_umm_al_qura_range():
 
 def test_range_bounds_are_tight(monkeypatch):
     """Each bound is the last day whose instances all exist: one day further, some instance's code fails."""
-    import span.benchmark.evaldates as evaldates
+    import span_toolkit.span.benchmark.evaldates as evaldates
     monkeypatch.setattr(evaldates, "UQ_MIN_EVAL_DATE", date(1920, 1, 1))
     monkeypatch.setattr(evaldates, "UQ_MAX_EVAL_DATE", date(2080, 1, 1))
     for inside, outside in ((UQ_MIN_EVAL_DATE, UQ_MIN_EVAL_DATE - timedelta(days=1)),
@@ -307,7 +307,7 @@ def _uq_sample(target: str) -> list[dict]:
 
 
 def _reference_run(tmp_path, items) -> tuple[int, list[dict]]:
-    from client.cli import main
+    from span_toolkit.client.cli import main
     from tests.fakes.helpers import read_results, write_jsonl
 
     f = write_jsonl(tmp_path / "i.jsonl", items)
@@ -335,7 +335,7 @@ def test_reference_agent_answers_questions_whose_target_is_umm_al_qura(tmp_path)
 
 
 def test_rules_judge_reads_umm_al_qura_answers_in_display_form(uq):
-    from client.judges.rules import judge_answer
+    from span_toolkit.client.judges.rules import judge_answer
 
     for i in uq:
         if i["target_calendar"] == UQ:
@@ -348,7 +348,7 @@ def test_rules_judge_reads_umm_al_qura_answers_in_display_form(uq):
 
 
 def test_rules_judge_accepts_a_hijri_label_on_an_umm_al_qura_answer(uq):
-    from client.judges.rules import judge_answer
+    from span_toolkit.client.judges.rules import judge_answer
 
     inst = next(i for i in uq if i["target_calendar"] == UQ and i["question_format"] == "content")
     assert judge_answer(inst, f"Final answer: {inst['answer']} AH").verdict == "CORRECT"

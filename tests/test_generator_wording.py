@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from span import get_calendar
-from span.benchmark import PAPER_EVAL_DATES, generate_instances, run_code
+from span_toolkit.span import get_calendar
+from span_toolkit.span.benchmark import PAPER_EVAL_DATES, generate_instances, run_code
 
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "papers" / "span-paper.txt"
 
@@ -115,7 +115,7 @@ def test_sample_questions_verbatim():
 
 def test_paper_appendix_f_code_agrees_with_generated_code():
     """The paper's own Example 3/4 code (typos fixed) computes what our instances' code computes."""
-    from span import search_calendar
+    from span_toolkit.span import search_calendar
     example3 = '''
 from datetime import datetime, timedelta
 gregorian_date_today = datetime(1960, 7, 1)

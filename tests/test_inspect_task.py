@@ -20,7 +20,7 @@ from inspect_ai.model import (ChatMessageAssistant, ChatMessageTool, ChatMessage
                               ModelAPI, ModelOutput, get_model, modelapi)
 from inspect_ai.tool import ToolCall, ToolCallError  # noqa: E402
 
-from client.inspect_export import BREAKDOWNS  # noqa: E402
+from span_toolkit.client.inspect_export import BREAKDOWNS  # noqa: E402
 from span_toolkit.providers import ScriptedAPI, to_neutral  # noqa: E402
 from span_toolkit.sandbox import SpanSandboxConfig, SpanSandboxEnvironment, program_of  # noqa: E402
 from span_toolkit.task import span  # noqa: E402
@@ -270,7 +270,7 @@ async def test_sandbox_environment_runs_python_only_and_keeps_no_files(monkeypat
 
 
 def test_an_instances_file_from_span_client_generate(tmp_path):
-    from client.cli import main as cli_main
+    from span_toolkit.client.cli import main as cli_main
 
     f = tmp_path / "i.jsonl"
     assert cli_main(["generate", "--date", "2025-07-01", "--sample", "6", "--out", str(f)]) == 0

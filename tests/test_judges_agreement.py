@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from client.judges.agreement import agreement, cohen_kappa, judge_agreement
+from span_toolkit.client.judges.agreement import agreement, cohen_kappa, judge_agreement
 
 
 def test_wikipedia_worked_example():

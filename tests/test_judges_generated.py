@@ -12,9 +12,9 @@ from datetime import date
 
 import pytest
 
-from client.judges.rules import CORRECT, INCORRECT, judge_answer
-from span import CalendarDate
-from span.benchmark import formats, generate_instances
+from span_toolkit.client.judges.rules import CORRECT, INCORRECT, judge_answer
+from span_toolkit.span import CalendarDate
+from span_toolkit.span.benchmark import formats, generate_instances
 
 DATES = [date(1960, 7, 1), date(2025, 7, 1), date(2060, 7, 1)]
 

@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from client.judges.llm import (PROMPT_SHA256, REASK_TEXT, SYSTEM_PROMPT, LLMJudge, LLMVerdict,
+from span_toolkit.client.judges.llm import (PROMPT_SHA256, REASK_TEXT, SYSTEM_PROMPT, LLMJudge, LLMVerdict,
                                parse_verdict, render_user)
 
 
@@ -124,7 +124,7 @@ async def test_none_response_is_sent_as_empty_text():
 
 
 def test_prompt_hash_is_the_files_sha256():
-    raw = resources.files("prompts").joinpath("judge_llm.md").read_bytes()
+    raw = resources.files("span_toolkit.prompts").joinpath("judge_llm.md").read_bytes()
     assert PROMPT_SHA256 == hashlib.sha256(raw).hexdigest() and len(PROMPT_SHA256) == 64
-    from client.judges import PROMPT_SHA256 as exported
+    from span_toolkit.client.judges import PROMPT_SHA256 as exported
     assert exported == PROMPT_SHA256

@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from client.judges.rules import (CORRECT, INCORRECT, NOT_ATTEMPTED, RuleVerdict, extract_final_date,
+from span_toolkit.client.judges.rules import (CORRECT, INCORRECT, NOT_ATTEMPTED, RuleVerdict, extract_final_date,
                                  extract_yes_no, judge_answer)
-from span import CalendarDate, get_calendar
-from span.calendars import CALENDAR_NAMES
+from span_toolkit.span import CalendarDate, get_calendar
+from span_toolkit.span.calendars import CALENDAR_NAMES
 
 C, I, NA = CORRECT, INCORRECT, NOT_ATTEMPTED
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import math
 
-from client.metering import AttemptMeter, MeteredProvider, attempt_scope, current_epoch
-from client.pricing import resolve_price
-from client.providers.base import ModelReply, Provider
+from span_toolkit.client.metering import AttemptMeter, MeteredProvider, attempt_scope, current_epoch
+from span_toolkit.client.pricing import resolve_price
+from span_toolkit.client.providers.base import ModelReply, Provider
 
 
 class Fixed(Provider):

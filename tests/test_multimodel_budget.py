@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from client.budget import Budget, BudgetError, check_budget
-from client.multimodel import folder_name, model_folders, split_models
-from client.pricing import resolve_price
-from client.providers import ModelSpecError
+from span_toolkit.client.budget import Budget, BudgetError, check_budget
+from span_toolkit.client.multimodel import folder_name, model_folders, split_models
+from span_toolkit.client.pricing import resolve_price
+from span_toolkit.client.providers import ModelSpecError
 
 
 def test_repeated_and_comma_separated_models():

@@ -61,10 +61,15 @@ def test_the_wheel_holds_every_package_and_the_entry_points(installed):
     import zipfile
 
     names = zipfile.ZipFile(installed["wheel"]).namelist()
-    for pkg in ("span", "span/calendars", "span/benchmark", "span/benchmark/extended", "server", "client",
-                "client/commands", "client/sandbox", "prompts", "span_toolkit"):
-        assert f"{pkg}/__init__.py" in names, pkg
-    assert any(n.startswith("prompts/") and n.endswith(".md") for n in names)
+    # one top-level import package: nothing of ours can shadow, or be shadowed by, a user's server.py or client/
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"span_toolkit"}
+    folders = {str(p.parent.relative_to(ROOT)) for part in ("span", "server", "client", "prompts")
+               for p in (ROOT / part).rglob("__init__.py")}
+    for pkg in folders:  # every package of every folder, found rather than listed
+        assert f"span_toolkit/{pkg}/__init__.py" in names, pkg
+    assert "span_toolkit/__init__.py" in names
+    assert any(n.startswith("span_toolkit/prompts/") and n.endswith(".md") for n in names)
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(installed["wheel"]).read(entry).decode()
     assert "[inspect_ai]\nspan_toolkit = span_toolkit._registry" in text
@@ -73,7 +78,7 @@ def test_the_wheel_holds_every_package_and_the_entry_points(installed):
 def test_demo_and_a_tool_call_from_another_folder(installed):
     b, env, cwd = installed["bin"], installed["env"], installed["cwd"]
     # the venv's own code, not the checkout's
-    where = _run([str(b / "python"), "-c", "import client, span_toolkit; print(client.__file__, span_toolkit.__file__)"],
+    where = _run([str(b / "python"), "-c", "import span_toolkit.client as c, span_toolkit; print(c.__file__, span_toolkit.__file__)"],
                  cwd=cwd, env=env).stdout
     assert str(ROOT) not in where and "site-packages" in where
     demo = _run([str(b / "span-client"), "demo", "--out", "demo"], cwd=cwd, env=env)
@@ -102,3 +107,36 @@ def test_inspect_eval_runs_each_mode_offline(installed, agent, mode):
     assert status == "success" and len(values) == 5 and all(v in ("C", "I", "N") for v in values), values
     if agent != "baseline":
         assert values == ["C"] * 5
+
+
+@pytest.fixture(scope="module")
+def base_install(installed, tmp_path_factory):
+    """The lean install an MCP host makes: the wheel with no extra."""
+    base = tmp_path_factory.mktemp("lean")
+    venv.create(base / "venv", with_pip=True)
+    bindir = base / "venv" / "bin"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    _run([str(bindir / "python"), "-m", "pip", "install", "--quiet", str(installed["wheel"])], cwd=base, env=env,
+         timeout=1200)
+    env = {**env, "PATH": f"{bindir}{os.pathsep}{env.get('PATH', '')}", "VIRTUAL_ENV": str(base / "venv")}
+    return {"bin": bindir, "env": env, "cwd": base}
+
+
+def test_the_base_install_is_the_core_and_the_server(base_install):
+    b, env, cwd = base_install["bin"], base_install["env"], base_install["cwd"]
+    present = _run([str(b / "python"), "-c", (
+        "import importlib.util, json; print(json.dumps({m: importlib.util.find_spec(m) is not None for m in "
+        "('anthropic', 'openai', 'numpy', 'matplotlib', 'rich', 'tiktoken', 'mcp', 'convertdate')}))")],
+        cwd=cwd, env=env).stdout
+    assert json.loads(present) == {"anthropic": False, "openai": False, "numpy": False, "matplotlib": False,
+                                   "rich": False, "tiktoken": False, "mcp": True, "convertdate": True}
+    assert "usage: span-server" in _run([str(b / "span-server"), "--help"], cwd=cwd, env=env).stdout
+    call = _run([str(b / "span-client"), "tools", "call", "search_calendar", "--args",
+                 '{"calendar":"hebrew","year":5785,"festival_name":"Passover"}'], cwd=cwd, env=env)
+    assert "gregorian: 2025-4-13" in call.stdout
+    gen = _run([str(b / "span-client"), "generate", "--date", "2025-07-01", "--out", "i.jsonl"], cwd=cwd, env=env)
+    assert (cwd / "i.jsonl").read_text().count("\n") == 1780, gen.stdout
+    # what needs the [eval] extra says so in one line instead of a traceback
+    ev = _run([str(b / "span-client"), "eval", "--instances", "i.jsonl", "--model", "openai/gpt-4o", "--out", "r"],
+              cwd=cwd, env=env, check=False)
+    assert ev.returncode == 2 and "span-toolkit[eval]" in ev.stderr and "Traceback" not in ev.stderr, ev.stderr

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from client.passk import attempt_of, epoch_breakdown, epoch_metrics, pass_at_k, pass_hat_k
+from span_toolkit.client.passk import attempt_of, epoch_breakdown, epoch_metrics, pass_at_k, pass_hat_k
 
 
 def brute(n: int, c: int, k: int) -> tuple[float, float]:

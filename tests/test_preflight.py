@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from client.preflight import EndpointCheckError, check_model_endpoint
-from client.providers.errors import classify_provider_error, context_overflow_sizes, error_signature
-from client.providers.base import ProviderError
+from span_toolkit.client.preflight import EndpointCheckError, check_model_endpoint
+from span_toolkit.client.providers.errors import classify_provider_error, context_overflow_sizes, error_signature
+from span_toolkit.client.providers.base import ProviderError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real_model"
 

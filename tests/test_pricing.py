@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from client.pricing import PRICES_AS_OF, Price, PriceError, format_usd, resolve_price, table_price
+from span_toolkit.client.pricing import PRICES_AS_OF, Price, PriceError, format_usd, resolve_price, table_price
 
 # figures as the providers' pricing pages print them (USD per million tokens, input / output)
 PUBLISHED = [

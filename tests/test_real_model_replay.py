@@ -9,8 +9,8 @@ import json
 from itertools import count
 from pathlib import Path
 
-from client.cli import main
-from client.rundir.counts import FormatTally
+from span_toolkit.client.cli import main
+from span_toolkit.client.rundir.counts import FormatTally
 from tests.fakes.helpers import read_results, write_jsonl
 from tests.fakes.providers import FakeOpenAI, Recorded
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from client.report import command, tokens
+from span_toolkit.client.report import command, tokens
 from tests.fakes import synthetic_runs as sy
 
 
@@ -110,7 +110,7 @@ def test_end_to_end_demo_like(tmp_path, capsys):
 
 
 def test_umm_al_qura_validity_check(tmp_path):
-    pytest.importorskip("client.judges.rules")
+    pytest.importorskip("span_toolkit.client.judges.rules")
     ins, base, ref = _demo_runs(tmp_path)
     out = tmp_path / "r"
     assert _run(base, ref, "--out", out, "--resamples", "200", "--no-figures") == 0
@@ -281,7 +281,7 @@ def test_tiktoken_counts_when_an_encoding_is_available():
 
 
 def test_wired_into_span_client_cli(tmp_path):
-    cli = pytest.importorskip("client.cli")
+    cli = pytest.importorskip("span_toolkit.client.cli")
     _, base, ref = _demo_runs(tmp_path, n=60)
     rc = cli.main(["report", str(base), str(ref), "--out", str(tmp_path / "o"), "--no-figures",
                    "--quiet", "--no-tiktoken"])
@@ -340,9 +340,9 @@ def test_one_label_only_kappa_is_null_and_undefined_in_the_report(tmp_path):
 
 def test_validity_reads_the_answer_with_the_instance():
     pytest.importorskip("hijridate")
-    from client.report import validity
-    from client.report.loading import Series
-    from span import CalendarDate
+    from span_toolkit.client.report import validity
+    from span_toolkit.client.report.loading import Series
+    from span_toolkit.span import CalendarDate
     # Gold 2025-6-29 = 3 Muharram 1447 (tabular) = 4 Muharram 1447 (Umm al-Qura); the question's
     # reference date 2025-7-1 is 5 Muharram 1447, restated last in the reply. Without the instance
     # the restated date would be read as the answer.

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from client.report import command
+from span_toolkit.client.report import command
 from tests.fakes import synthetic_runs as sy
 
 

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from client.report import stats
+from span_toolkit.client.report import stats
 
 
 def _binary(k, n):
@@ -181,10 +181,10 @@ def test_local_kappa_known_values():
 
 
 def test_kappa_agrees_with_judges_package_when_present():
-    from client.judges.agreement import cohen_kappa as judges_kappa
+    from span_toolkit.client.judges.agreement import cohen_kappa as judges_kappa
     k, source = stats.cohen_kappa([True, True, False, False, True], [True, False, False, False, True])
     assert k == pytest.approx(judges_kappa([1, 1, 0, 0, 1], [1, 0, 0, 0, 1]))
-    assert source == "client.judges.agreement"
+    assert source == "span_toolkit.client.judges.agreement"
 
 
 def test_judge_agreement_one_label_only_is_null_and_reported_as_undefined():
@@ -200,7 +200,7 @@ def test_judge_agreement_one_label_only_is_null_and_reported_as_undefined():
 
 
 def test_judge_agreement_matches_the_judges_package():
-    from client.judges.agreement import judge_agreement as judges_agreement
+    from span_toolkit.client.judges.agreement import judge_agreement as judges_agreement
     rng = np.random.default_rng(3)
     labels = ["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]
     rv = [labels[i] for i in rng.integers(0, 3, 300)]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from client.rundir import (FORMAT_VERSION, ResultLine, RunFolder, RunFolderError, RunInfo, count, summarize)
-from client.cli import main
+from span_toolkit.client.rundir import (FORMAT_VERSION, ResultLine, RunFolder, RunFolderError, RunInfo, count, summarize)
+from span_toolkit.client.cli import main
 
 
 @pytest.fixture(scope="module")

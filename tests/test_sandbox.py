@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from client.sandbox import EXIT_REASONS, ExecResult, Limits, Sandbox, SandboxError, run_code
-from client.sandbox.procs import classify
-from client.sandbox.rootfs import RootPlan
+from span_toolkit.client.sandbox import EXIT_REASONS, ExecResult, Limits, Sandbox, SandboxError, run_code
+from span_toolkit.client.sandbox.procs import classify
+from span_toolkit.client.sandbox.rootfs import RootPlan
 from tests.fakes.cheats import Bait, mode_unavailable, programs, sandbox_folders, sandbox_processes
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="uid drop, network and mount namespaces need root")
@@ -229,7 +229,7 @@ async def test_bwrap_with_a_user_namespace_drops_every_capability(monkeypatch):
     """What a normal user gets under bwrap (no dedicated uid to drop to: uid 0 of a user namespace, every
     capability given up before the snippet runs), forced here as root by having no slot uids."""
     need("bwrap")
-    import client.sandbox.pool as runner
+    import span_toolkit.client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     sb = Sandbox("bwrap")
@@ -457,7 +457,7 @@ async def test_a_cancelled_run_leaves_nothing_and_the_slot_works_again(kind):
 
 async def test_without_a_dedicated_uid_the_other_layers_still_hold(monkeypatch):
     """No slot uid (not root, or the uids are not mapped here): limits, hook and clean-up still work."""
-    import client.sandbox.pool as runner
+    import span_toolkit.client.sandbox.pool as runner
 
     monkeypatch.setattr(runner, "slot_uids", lambda n: None)
     async with Sandbox("unsafe-process") as sb:
@@ -472,7 +472,7 @@ async def test_without_a_dedicated_uid_the_other_layers_still_hold(monkeypatch):
 
 AS_USER = r"""
 import asyncio, json, sys
-from client.sandbox import Sandbox, Limits
+from span_toolkit.client.sandbox import Sandbox, Limits
 from tests.fakes.cheats import Bait, programs
 
 async def main():

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-import prompts
-from client.cache import ResponseCache
-from client.metering import attempt_scope
-from client.pricing import resolve_price
-from client.providers.anthropic_provider import AnthropicProvider
-from client.providers.openai_provider import OpenAIProvider
-from client.scale import attempts_to_do, collect_batch, figures_text, provider_stack, run_figures
-from client.solvers.chat import ChatSolver
+from span_toolkit import prompts
+from span_toolkit.client.cache import ResponseCache
+from span_toolkit.client.metering import attempt_scope
+from span_toolkit.client.pricing import resolve_price
+from span_toolkit.client.providers.anthropic_provider import AnthropicProvider
+from span_toolkit.client.providers.openai_provider import OpenAIProvider
+from span_toolkit.client.scale import attempts_to_do, collect_batch, figures_text, provider_stack, run_figures
+from span_toolkit.client.solvers.chat import ChatSolver
 from tests.fakes.batches import FakeAnthropicBatch, FakeOpenAIBatch
 from tests.fakes.instances import toy_instances
 from tests.fakes.providers import Text, first_user_text
@@ -101,7 +101,7 @@ def test_attempts_owed_first_attempts_first_and_resumed_per_attempt():
 
 
 def test_scripted_agents_are_not_wrapped(tmp_path):
-    from client.providers.scripted import make
+    from span_toolkit.client.providers.scripted import make
 
     baseline = make("baseline")
     assert provider_stack(baseline, cache=ResponseCache(tmp_path)) is baseline

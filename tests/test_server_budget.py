@@ -21,14 +21,14 @@ import jsonschema
 import pytest
 from mcp import Client
 
-import span
+from span_toolkit import span
 # where the client keeps the provider shapes (exactly what a provider sends as `tools`)
-from client.providers.anthropic_provider import to_anthropic_tools
-from client.providers.openai_provider import to_openai_tools
-from client.providers.base import ToolSpec
-from server.app import build_server
-from server.tools import EVAL_TOOLS
-from span.models import SIX_CALENDARS, parse_dates
+from span_toolkit.client.providers.anthropic_provider import to_anthropic_tools
+from span_toolkit.client.providers.openai_provider import to_openai_tools
+from span_toolkit.client.providers.base import ToolSpec
+from span_toolkit.server.app import build_server
+from span_toolkit.server.tools import EVAL_TOOLS
+from span_toolkit.span.models import SIX_CALENDARS, parse_dates
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFINITIONS_BUDGET = 4_000
@@ -83,7 +83,7 @@ async def test_every_tool_definition_is_lean(server):
 
 
 def _raw_session(*extra_args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "server", *extra_args], cwd=ROOT, stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "span_toolkit.server", *extra_args], cwd=ROOT, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -346,7 +346,7 @@ def test_malformed_call_envelope_names_the_parameter():
 def test_more_calendars_extend_a_result_without_changing_the_six():
     # More calendars: the six fixed fields stay, the rest go to `more`, and the text gains one line each.
     # With `targets` the text lists exactly the targets, in their order; the data keep the six.
-    from span.models import CrossCalendarEntry
+    from span_toolkit.span.models import CrossCalendarEntry
 
     d = span.CalendarDate.create("gregorian", 2025, 7, 1)
     extra = list(span.EXTRA_CALENDAR_NAMES[:2])

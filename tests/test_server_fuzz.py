@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-import span
-from server.app import DATEINFO_OUTPUT_KEYS, KEY_ALIASES, build_server
-from span.models import SIX_CALENDARS, parse_dates
+from span_toolkit import span
+from span_toolkit.server.app import DATEINFO_OUTPUT_KEYS, KEY_ALIASES, build_server
+from span_toolkit.span.models import SIX_CALENDARS, parse_dates
 
 CALS = list(span.ALL_CALENDAR_NAMES)
 ALIASES = [a for n in CALS for a in span.get_calendar(n).aliases] + ["Chinese Lunar", "LUNAR", " Hijri ", "Umm Al-Qura"]

@@ -100,7 +100,7 @@ def _answered(reply: dict) -> bool:
 
 @contextmanager
 def span_server(*args: str, token: str | None = TOKEN, nofile: int | None = None, log_level: str = "INFO",
-                env: dict[str, str] | None = None, launcher: tuple[str, ...] = ("-m", "server")):
+                env: dict[str, str] | None = None, launcher: tuple[str, ...] = ("-m", "span_toolkit.server")):
     """span-server on 127.0.0.1:0 with stderr in a file; killed at the end whatever happened.
     (`launcher` lets benchmarks/bench_http.py start the pre-hardening runner for before/after figures.)"""
     errfile = tempfile.NamedTemporaryFile("w+", prefix="span-err-", delete=False)
@@ -258,8 +258,8 @@ def test_listener_sheds_the_oldest_waiting_connection_then_refuses_when_all_are_
     """GuardedListener.accept at the cap, in-process: nothing is shed while nobody is waiting; for a
     newcomer first the connection waiting longest is shed (and accepting resumes once it is gone), and
     when every connection is busy the newcomer gets 503."""
-    from server.transport.guard import ConnectionGuard, GuardedListener
-    from server.transport.limits import HttpLimits
+    from span_toolkit.server.transport.guard import ConnectionGuard, GuardedListener
+    from span_toolkit.server.transport.limits import HttpLimits
 
     class Conn:
         def __init__(self, since: float, waiting: bool) -> None:
@@ -499,7 +499,7 @@ def test_body_limit_flag_over_env():
 
 
 def test_resolve_limits_precedence_and_file_limit():
-    from server.transport.limits import LimitError, resolve_limits
+    from span_toolkit.server.transport.limits import LimitError, resolve_limits
 
     env = {"SPAN_SERVER_MAX_BODY_BYTES": "4096", "SPAN_SERVER_HEADER_TIMEOUT": "2.5"}
     lim = resolve_limits({"max_body_bytes": None, "header_timeout": "3"}, env, nofile=1024)
@@ -523,7 +523,7 @@ def test_bad_limits_are_one_line_errors(args, env, words):
     def limit_files() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
 
-    r = subprocess.run([sys.executable, "-m", "server", "--transport", "streamable-http", "--port", "0", *args],
+    r = subprocess.run([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http", "--port", "0", *args],
                        capture_output=True, text=True, timeout=30, cwd=ROOT, env=_env(**env), preexec_fn=limit_files)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("span-server: error:"), r.stderr
@@ -563,9 +563,9 @@ async def test_accepted_sockets_get_tcp_nodelay():
     from uvicorn.config import Config
     from uvicorn.server import ServerState
 
-    from server.transport.guard import ConnectionGuard, GuardedListener
-    from server.transport.h11_guard import GuardedH11Protocol
-    from server.transport.limits import HttpLimits
+    from span_toolkit.server.transport.guard import ConnectionGuard, GuardedListener
+    from span_toolkit.server.transport.h11_guard import GuardedH11Protocol
+    from span_toolkit.server.transport.limits import HttpLimits
 
     async def app(scope, receive, send):  # pragma: no cover - never reached
         pass
@@ -649,8 +649,8 @@ def test_signal_ends_process_with_stuck_request(sig, args):
 
 BLOCKED_LOOP_SERVER = """
 import sys, time
-from server.transport.http import serve_app
-from server.transport.limits import HttpLimits
+from span_toolkit.server.transport.http import serve_app
+from span_toolkit.server.transport.limits import HttpLimits
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
@@ -755,7 +755,7 @@ def test_rude_clients_leave_no_traceback(shared):
 
 
 def test_log_cap_unit():
-    from server.transport.logcap import CapFilter, CapFormatter
+    from span_toolkit.server.transport.logcap import CapFilter, CapFormatter
 
     fmt = CapFormatter("%(levelname)s %(name)s: %(message)s")
     cap = CapFilter()

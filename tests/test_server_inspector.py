@@ -39,7 +39,7 @@ _REASON = _why_unavailable()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 # (no server flags after the target: the Inspector would take --log-level as its own option)
-STDIO_TARGET = [sys.executable, "-m", "server"]
+STDIO_TARGET = [sys.executable, "-m", "span_toolkit.server"]
 
 
 def inspector(tmp_path, *args: str, timeout: float = 90) -> subprocess.CompletedProcess:
@@ -61,7 +61,7 @@ def test_inspector_stdio_tools_list_strict(tmp_path):
     for t in tools.values():
         assert t["annotations"]["readOnlyHint"] is True and t["annotations"]["openWorldHint"] is False
         assert t["outputSchema"]["type"] == "object" and t["title"]
-    from server.tools import CALENDAR_PATTERN
+    from span_toolkit.server.tools import CALENDAR_PATTERN
     assert tools["search_calendar"]["inputSchema"]["properties"]["calendar"]["pattern"] == CALENDAR_PATTERN
 
 

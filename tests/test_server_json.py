@@ -31,7 +31,7 @@ def test_names_the_pypi_package_and_its_stdio_command():
 
 
 def test_the_installed_version_is_the_one_described():
-    from client import __version__
+    from span_toolkit.client import __version__
 
     assert __version__ in (SERVER_JSON["version"], "0+unknown")
 
@@ -55,7 +55,6 @@ def test_the_readme_carries_the_registry_ownership_marker():
 
 
 def test_the_description_counts_the_calendars_right():
-    import span
-
+    from span_toolkit import span
     words = {11: "eleven"}
     assert words[len(span.ALL_CALENDAR_NAMES)] in SERVER_JSON["description"]

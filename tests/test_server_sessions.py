@@ -182,7 +182,7 @@ def test_an_idle_session_expires_and_a_fresh_one_works():
 
 
 def test_session_limits_from_flags_and_environment():
-    from server.transport.limits import LimitError, resolve_limits
+    from span_toolkit.server.transport.limits import LimitError, resolve_limits
 
     env = {"SPAN_SERVER_MAX_SESSIONS": "50", "SPAN_SERVER_SESSION_IDLE_TIMEOUT": "60"}
     lim = resolve_limits({"max_sessions": "70"}, env, nofile=1024)
@@ -201,7 +201,7 @@ def test_session_limits_in_help_and_in_the_startup_line():
 
     from test_server_hardening import ROOT
 
-    r = subprocess.run([sys.executable, "-m", "server", "--help"], capture_output=True, text=True, timeout=30,
+    r = subprocess.run([sys.executable, "-m", "span_toolkit.server", "--help"], capture_output=True, text=True, timeout=30,
                        cwd=ROOT, env=_env())
     for word in ("--session-idle-timeout", "SPAN_SERVER_SESSION_IDLE_TIMEOUT", "--max-sessions",
                  "SPAN_SERVER_MAX_SESSIONS", "least recently used", "404"):
@@ -209,13 +209,13 @@ def test_session_limits_in_help_and_in_the_startup_line():
     with span_server("--max-sessions", "7", token=None,
                      env={"SPAN_SERVER_SESSION_IDLE_TIMEOUT": "42"}) as srv:
         assert "7 sessions idle at most 42 s" in srv.stderr()
-    from server.transport.limits import HttpLimits
+    from span_toolkit.server.transport.limits import HttpLimits
 
     assert "sessions" not in HttpLimits().describe(sessions=False)  # --stateless-http: none to limit
 
 
 def test_an_sdk_without_the_session_table_falls_back_with_one_warning(caplog):
-    from server.transport.sessions import bound_sessions
+    from span_toolkit.server.transport.sessions import bound_sessions
 
     class Elsewhere:  # what a renamed SDK manager would look like to us
         max_sessions = 10

@@ -29,7 +29,7 @@ class StdioServer:
     def __init__(self, *args: str) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "server", *args], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", *args], cwd=ROOT, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err)
         self._buffer = b""
 
@@ -185,7 +185,7 @@ def test_the_line_limit_is_max_body_bytes():
         assert srv.read()["id"] == 2
     finally:
         srv.close()
-    bad = subprocess.run([sys.executable, "-m", "server", "--max-body-bytes", "12"], cwd=ROOT, input=b"",
+    bad = subprocess.run([sys.executable, "-m", "span_toolkit.server", "--max-body-bytes", "12"], cwd=ROOT, input=b"",
                          capture_output=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")})
     assert bad.returncode == 2 and bad.stdout == b""

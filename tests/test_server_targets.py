@@ -20,10 +20,10 @@ import jsonschema
 import pytest
 from mcp import Client
 
-import span
-from server.app import build_server
-from server.tools import MAX_TARGETS
-from span.models import SIX_CALENDARS, parse_dates
+from span_toolkit import span
+from span_toolkit.server.app import build_server
+from span_toolkit.server.tools import MAX_TARGETS
+from span_toolkit.span.models import SIX_CALENDARS, parse_dates
 
 NEW = span.EXTRA_CALENDAR_NAMES
 ROOT = Path(__file__).resolve().parent.parent
@@ -379,7 +379,7 @@ const { StdioClientTransport } = req("@modelcontextprotocol/sdk/client/stdio.js"
 const CALLS = JSON.parse(process.env.SPAN_CALLS);
 (async () => {
   const client = new Client({ name: "span-targets-check", version: "0" });
-  await client.connect(new StdioClientTransport({ command: py, args: ["-m", "server", "--log-level", "WARNING"],
+  await client.connect(new StdioClientTransport({ command: py, args: ["-m", "span_toolkit.server", "--log-level", "WARNING"],
                                                   stderr: "ignore" }));
   await client.listTools();  // the SDK keeps the output schemas and validates each result against them
   const out = [];

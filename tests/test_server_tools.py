@@ -8,10 +8,10 @@ import jsonschema
 import pytest
 from mcp import Client
 
-import span
-from server.app import build_server
-from server.tools import CalendarCatalog
-from span.models import CrossCalendarEntry, DifferenceResult, ShiftResult
+from span_toolkit import span
+from span_toolkit.server.app import build_server
+from span_toolkit.server.tools import CalendarCatalog
+from span_toolkit.span.models import CrossCalendarEntry, DifferenceResult, ShiftResult
 
 TOOLS = ("search_calendar", "date_arithmetic", "date_difference", "list_calendars")
 
@@ -73,7 +73,7 @@ async def test_tool_list_titles_annotations_schemas(server, mode):
 async def test_calendar_schema_is_the_servers_pattern(server, mode):
     # Not an enum: the server takes any case and spacing of every alias ("Chinese Lunar", " hijri ").
     # The schema publishes the pattern the server itself enforces; names are in the description.
-    from server.tools import CALENDAR_PATTERN
+    from span_toolkit.server.tools import CALENDAR_PATTERN
 
     async with Client(server, mode=mode) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -116,7 +116,7 @@ async def test_definitions_state_conventions(server, mode):
 
 async def test_server_info(server, mode):
     async with Client(server, mode=mode) as client:
-        from server.app import server_version
+        from span_toolkit.server.app import server_version
         assert client.server_info.name == "span"
         assert client.server_info.version == server_version() and client.server_info.version
 
@@ -270,7 +270,7 @@ def test_month_notes_come_from_the_calendars(monkeypatch):
     one on the calendar and the catalog shows the change, for any calendar."""
     import asyncio
 
-    from server import tools as server_tools
+    from span_toolkit.server import tools as server_tools
 
     persian = span.get_calendar("persian")
     assert persian.month_note is None and not persian.notes_by_month
@@ -377,7 +377,7 @@ async def test_error_paths(server, mode, tool, args, words):
 
 async def test_unexpected_exception_becomes_clear_tool_error(server, monkeypatch):
     """The guard for core bugs: a non-CalendarError exception is a clear ToolError, not a bare message."""
-    import server.tools as tools_mod
+    import span_toolkit.server.tools as tools_mod
 
     def boom(*a, **k):
         raise ZeroDivisionError("simulated core bug")

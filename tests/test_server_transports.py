@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
-import span
+from span_toolkit import span
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -35,7 +35,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "server", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "span_toolkit.server", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env=env or _env())
 
 
@@ -52,7 +52,7 @@ def test_help_documents_everything():
 
 
 def test_version_flag():
-    from server.app import server_version
+    from span_toolkit.server.app import server_version
     r = run_cli("--version")
     assert r.returncode == 0 and server_version() in r.stdout
 
@@ -85,7 +85,7 @@ def test_startup_errors_are_one_line(args, env, words):
 def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, refused):
     from mcp.server.transport_security import TransportSecurityMiddleware
 
-    from server.transport.security import resolve_security
+    from span_toolkit.server.transport.security import resolve_security
 
     monkeypatch.setenv("SPAN_SERVER_TOKEN", TOKEN)
     monkeypatch.delenv("SPAN_SERVER_ALLOWED_HOSTS", raising=False)
@@ -99,8 +99,8 @@ def test_resolve_security_always_explicit(monkeypatch, host, hosts, allowed, ref
 
 
 def test_resolve_security_env_hosts(monkeypatch):
-    from server.transport import StartupError
-    from server.transport.security import resolve_security
+    from span_toolkit.server.transport import StartupError
+    from span_toolkit.server.transport.security import resolve_security
 
     monkeypatch.delenv("SPAN_SERVER_TOKEN", raising=False)
     monkeypatch.setenv("SPAN_SERVER_ALLOWED_HOSTS", "mcp.example.com")
@@ -139,7 +139,7 @@ async def _exercise(client: Client) -> None:
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_stdio_python_m_server(mode):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "server"], cwd=str(ROOT), env=_env())
+    params = StdioServerParameters(command=sys.executable, args=["-m", "span_toolkit.server"], cwd=str(ROOT), env=_env())
     async with Client(params, mode=mode) as client:
         await _exercise(client)
 
@@ -165,7 +165,7 @@ def test_stdio_stdout_carries_only_protocol():
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "search_calendar", "arguments": D}},
     ]
     errlog = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--log-level", "DEBUG"], cwd=ROOT, env=_env(),
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--log-level", "DEBUG"], cwd=ROOT, env=_env(),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, text=True)
     try:
         replies = {}
@@ -208,7 +208,7 @@ def test_stdio_stdout_carries_only_protocol():
 @contextmanager
 def http_server(*args: str, env: dict[str, str] | None = None, host: str = "127.0.0.1"):
     """Start span-server on an ephemeral port; yield (base_url, mcp_url) once /health answers."""
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--transport", "streamable-http", "--host", host,
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http", "--host", host,
                              "--port", "0", "--log-level", "WARNING", *args],
                             cwd=ROOT, env=env or _env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -275,7 +275,7 @@ def loopback_server():
 
 
 def test_http_health(loopback_server):
-    from server.app import server_version
+    from span_toolkit.server.app import server_version
     _, _, port = loopback_server
     status, body = _get(port, "/health")
     assert status == 200
@@ -336,8 +336,8 @@ def test_help_names_every_calendar():
     """`span-server --help` says how many calendars there are and names each (it once said six of eleven)."""
     import re
 
-    import span
-    from server.__main__ import build_parser
+    from span_toolkit import span
+    from span_toolkit.server.__main__ import build_parser
 
     text = " ".join(build_parser().format_help().split())
     assert "eleven calendars" in text and len(span.ALL_CALENDAR_NAMES) == 11

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=_REASON or "")
 
 def test_typescript_sdk_client_validates_every_result():
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    r = subprocess.run(["node", str(SCRIPT), str(PREFIX), "--", sys.executable, "-m", "server", "--log-level",
+    r = subprocess.run(["node", str(SCRIPT), str(PREFIX), "--", sys.executable, "-m", "span_toolkit.server", "--log-level",
                         "WARNING"], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
     out = json.loads(r.stdout)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from client.providers.base import ToolCall, ToolResult
-from client.textcalls import (DEFAULT_MAX_CALLS, parse_text_calls, render_text_results, result_style)
+from span_toolkit.client.providers.base import ToolCall, ToolResult
+from span_toolkit.client.textcalls import (DEFAULT_MAX_CALLS, parse_text_calls, render_text_results, result_style)
 
 KNOWN = {"search_calendar", "date_arithmetic", "date_difference", "list_calendars"}
 ARGS = {"calendar": "hebrew", "year": 5785, "month": 4, "day": 5}

@@ -9,14 +9,14 @@ from datetime import date
 
 import pytest
 
-import span
-from client.judges.rules import CORRECT, judge_answer
-from client.sandbox import ExecResult, Limits, Sandbox
-from client.providers.scripted import final_answer, program_for
-from client.solvers.timeagent_messages import (build_system_prompt, extract_code, format_execution, prompt_files,
+from span_toolkit import span
+from span_toolkit.client.judges.rules import CORRECT, judge_answer
+from span_toolkit.client.sandbox import ExecResult, Limits, Sandbox
+from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.solvers.timeagent_messages import (build_system_prompt, extract_code, format_execution, prompt_files,
                                                result_message, stdout_from_message)
-from span.benchmark import generate_instances, sample_instances
-from span.festivals import Festival
+from span_toolkit.span.benchmark import generate_instances, sample_instances
+from span_toolkit.span.festivals import Festival
 
 
 # ------------------------------------------------------------------------------------------ prompt
@@ -61,7 +61,7 @@ def test_prompt_files_exist():
     from importlib import resources
 
     for name in prompt_files():
-        assert resources.files("prompts").joinpath(name).read_text(encoding="utf-8").strip()
+        assert resources.files("span_toolkit.prompts").joinpath(name).read_text(encoding="utf-8").strip()
 
 
 # ------------------------------------------------------------------------------------------ extract_code

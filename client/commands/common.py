@@ -24,7 +24,7 @@ MAX_DATES = 500
 
 
 def check_date_count(dates: list, cap: int, n_instances: int, approximate: bool = False) -> None:
-    from span.benchmark import GeneratorError
+    from span_toolkit.span.benchmark import GeneratorError
 
     if len(dates) > cap:
         many = f"{'about ' if approximate else ''}{n_instances:,} instances"
@@ -73,7 +73,7 @@ def iso_date(text: str) -> str:
 
 def dates_arg(text: str) -> list[str]:
     """Dates via the generator's parser: a date, a comma list, a range 1960-07-01..2060-07-01/5y, or 'paper'."""
-    from span.benchmark import parse_dates_spec
+    from span_toolkit.span.benchmark import parse_dates_spec
 
     try:
         return [d.isoformat() for d in parse_dates_spec(text)]

@@ -237,7 +237,7 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
     _check(args, model)
     dates = tuple([args.date] if args.date else args.dates or ())
     if len(dates) > args.max_dates:
-        from span.benchmark import GeneratorError, count_instances
+        from span_toolkit.span.benchmark import GeneratorError, count_instances
 
         try:
             common.check_date_count(dates, args.max_dates, count_instances(list(dates), extended=args.extended))

@@ -19,9 +19,9 @@ import stat
 import sys
 import tempfile
 
-from span.benchmark import (ISLAMIC_CONVENTIONS, MAX_EVAL_DATE, MIN_EVAL_DATE, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
+from span_toolkit.span.benchmark import (ISLAMIC_CONVENTIONS, MAX_EVAL_DATE, MIN_EVAL_DATE, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
                             GeneratorError, count_instances, generate_sample, parse_dates_spec)
-from span.benchmark.jsonl import encode, iter_lines
+from span_toolkit.span.benchmark.jsonl import encode, iter_lines
 
 from .argtypes import any_int, positive_int
 from .common import MAX_DATES, check_date_count, one_line_errors

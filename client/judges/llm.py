@@ -25,8 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-import prompts
-
+from span_toolkit import prompts
 CORRECT, INCORRECT, UNSCORED = "CORRECT", "INCORRECT", "UNSCORED"
 
 PROMPT_FILE = "judge_llm.md"

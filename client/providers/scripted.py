@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 
-from span.benchmark import family_of, parse_question
+from span_toolkit.span.benchmark import family_of, parse_question
 
 from ..solvers import timeagent_messages as messages_of_time_agent
 from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec

@@ -7,8 +7,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from span import CALENDAR_NAMES, get_calendar
-from span.benchmark import families
+from span_toolkit.span import CALENDAR_NAMES, get_calendar
+from span_toolkit.span.benchmark import families
 
 from . import answers, cost_and_epochs, stats, tokens as tok_mod, validity
 from .loading import Series

@@ -225,12 +225,12 @@ def format_p(p: float | None, n_resamples: int = N_RESAMPLES) -> str:
 # One implementation of agreement for the whole toolkit: client.judges.agreement (the runner's
 # summary uses it too). A degenerate sample (both judges give one and the same label to every
 # answer) has an undefined kappa: NaN there, None (JSON null) here.
-KAPPA_SOURCE = "client.judges.agreement"
+KAPPA_SOURCE = "span_toolkit.client.judges.agreement"
 
 
 def cohen_kappa(a: Sequence, b: Sequence) -> tuple[float, str]:
     """Cohen's kappa from client.judges.agreement (NaN when undefined). Returns (kappa, source)."""
-    from client.judges.agreement import cohen_kappa as judges_kappa
+    from span_toolkit.client.judges.agreement import cohen_kappa as judges_kappa
     return float(judges_kappa(list(a), list(b))), KAPPA_SOURCE
 
 
@@ -238,7 +238,7 @@ def judge_agreement(records: Iterable[dict]) -> dict | None:
     """Rules vs LLM judge on the records where both produced a verdict (binary correct / not),
     computed by client.judges.agreement.judge_agreement: rules NOT_ATTEMPTED counts as not correct,
     LLM UNSCORED is left out (and counted here). None when no record has both verdicts."""
-    from client.judges.agreement import judge_agreement as judges_agreement
+    from span_toolkit.client.judges.agreement import judge_agreement as judges_agreement
     rules, llm = [], []
     for r in records:
         rv, lv = rules_verdict(r), llm_verdict(r)

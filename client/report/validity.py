@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from span import CalendarDate, CalendarError
+from span_toolkit.span import CalendarDate, CalendarError
 
 from ..judges.rules import extract_final_date
 

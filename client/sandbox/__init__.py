@@ -1,6 +1,6 @@
 """A sandbox for model-written Python (the Time Agent's code): never the client's own interpreter.
 
-    from client.sandbox import Limits, Sandbox, run_code
+    from span_toolkit.client.sandbox import Limits, Sandbox, run_code
     async with Sandbox("auto", concurrency=2) as sb:
         r = await sb.run('print(search_calendar("gregorian", 2025, 7, 1)["hebrew_date"])')
         r.stdout, r.exit_reason          # '5785-4-5\\n', 'ok'

@@ -105,7 +105,7 @@ def _preload(paths: list[str]):
         __import__(name)
     # datetime.strptime imports _strptime lazily and caches locale data: warm both now.
     datetime.datetime.strptime("2020-1-2", "%Y-%m-%d")
-    from span import search_calendar
+    from span import search_calendar  # the core alone, by its folder name: the sandbox puts its parent on sys.path
     search_calendar("gregorian", 2020, 1, 2)  # first call fills lazy tables (convertdate, lunar data)
     return search_calendar
 

@@ -50,8 +50,7 @@ class RootPlan:
 
 def python_paths() -> list[str]:
     """sys.path entries the zygote needs for ``span`` and its dependencies (it runs with -I -S)."""
-    import span
-
+    from span_toolkit import span
     out = [os.path.dirname(os.path.dirname(os.path.abspath(span.__file__)))]
     for p in [*site.getsitepackages(), site.getusersitepackages()]:
         if os.path.isdir(p) and p not in out:
@@ -66,8 +65,7 @@ def _under(path: str, parents) -> bool:
 def runtime_plan(script: str) -> RootPlan:
     """The binds for this interpreter: system library folders, the Python installation(s), the ``span``
     package folder, site-packages, and the folder of the zygote's own script."""
-    import span
-
+    from span_toolkit import span
     binds: list[str] = []
     symlinks: list[tuple[str, str]] = []
     for top in SYSTEM_DIRS:

@@ -15,8 +15,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import IO, Any, AsyncIterator
 
-import prompts
-
+from span_toolkit import prompts
 from ..providers.base import Provider
 from ..spec import RunSpec
 from .base import Outcome, Requester, Solver, direct_request

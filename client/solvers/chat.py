@@ -28,8 +28,7 @@ import re
 import time
 from typing import Any
 
-import prompts
-
+from span_toolkit import prompts
 from ..mcp_tools import MCPConnectionError, MCPTools
 from ..providers.base import ModelReply, Provider, ProviderError, ToolCall, ToolResult
 from ..retry import EndpointDown

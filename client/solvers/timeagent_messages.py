@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-import prompts
-from span import CALENDAR_NAMES, get_calendar, search_calendar
-from span import festivals as _festivals
-from span.benchmark.snippets import code_calendar
+from span_toolkit import prompts
+from span_toolkit.span import CALENDAR_NAMES, get_calendar, search_calendar
+from span_toolkit.span import festivals as _festivals
+from span_toolkit.span.benchmark.snippets import code_calendar
 
 from ..sandbox import DEFAULT_LIMITS, ExecResult, Limits
 from ..sandbox._child import SNIPPET_MODULES

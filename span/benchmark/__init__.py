@@ -1,7 +1,7 @@
 """The SPAN benchmark: the paper's evaluation protocol, instantiated for any Gregorian date.
 
     from datetime import date
-    from span.benchmark import generate_instances, parse_question
+    from ..benchmark import generate_instances, parse_question
     for inst in generate_instances(date(2025, 7, 1)):   # 1,780 dicts (instance JSONL schema)
         ...
 

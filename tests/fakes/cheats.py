@@ -29,8 +29,8 @@ import threading
 import time
 from pathlib import Path
 
-from client.sandbox import bwrap_status
-from client.sandbox.procs import UID_BASE
+from span_toolkit.client.sandbox import bwrap_status
+from span_toolkit.client.sandbox.procs import UID_BASE
 
 DISARM = """import sys
 _f = sys._getframe()

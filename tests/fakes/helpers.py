@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from span.benchmark.jsonl import encode
+from span_toolkit.span.benchmark.jsonl import encode
 
 
 def read_results(path: Path) -> list[dict]:

@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from span import CALENDAR_NAMES
+from span_toolkit.span import CALENDAR_NAMES
 
 OTHERS = tuple(c for c in CALENDAR_NAMES if c != "gregorian")
 
@@ -32,7 +32,7 @@ def instances(n: int, eval_dates=("2025-07-01",), seed: int = 0) -> list[dict]:
                 gold = bool(i % 3)
                 answer = "Yes" if gold else "No"
             elif tgt == "islamic":
-                from span import CalendarDate
+                from span_toolkit.span import CalendarDate
                 d = CalendarDate.from_ordinal("islamic", 739429 + (37 * i) % 18000)
                 gold = d.as_dict()
                 answer = d.display()
@@ -68,7 +68,7 @@ def results(insts: list[dict], model: str, mode: str, p_correct: float | Callabl
         rec = dict(inst)
         answer = inst["answer"] if ok else "I am not sure, maybe 1999-1-1"
         if umm_al_qura_ids and inst["id"] in umm_al_qura_ids and isinstance(inst["gold"], dict):
-            from span import CalendarDate, get_calendar
+            from span_toolkit.span import CalendarDate, get_calendar
             h = CalendarDate.from_ordinal("islamic_umm_al_qura", CalendarDate.from_dict(inst["gold"]).ordinal)
             answer = f"{h.day} {get_calendar('islamic').month_names[h.month]} {h.year}"
             ok = (h.year, h.month, h.day) == tuple(inst["gold"][k] for k in ("year", "month", "day"))
@@ -102,7 +102,7 @@ def results(insts: list[dict], model: str, mode: str, p_correct: float | Callabl
 
 def write_run(folder: str | Path, rows: list[dict], *, truncate_last: bool = False) -> Path:
     """A run folder in the real layout (client.rundir), optionally with a cut-off last line."""
-    from client.rundir import RunFolder, RunInfo, summarize
+    from span_toolkit.client.rundir import RunFolder, RunInfo, summarize
 
     run = RunFolder(folder)
     run.create()
@@ -113,7 +113,7 @@ def write_run(folder: str | Path, rows: list[dict], *, truncate_last: bool = Fal
     run.results_path.write_text(text, encoding="utf-8")
     model = rows[0]["model"] if rows else "unknown"
     mode = rows[0]["mode"] if rows else "unknown"
-    run.write_info(RunInfo(model=model, mode=mode, judges={"rules": "client.judges.rules"}, primary_judge="rules",
+    run.write_info(RunInfo(model=model, mode=mode, judges={"rules": "span_toolkit.client.judges.rules"}, primary_judge="rules",
                            started_at="", ended_at=""))
     run.write_summary(summarize(rows, model, mode))
     return run.path

@@ -6,7 +6,7 @@ read top to bottom:
     judge.py       the rules judge for answers to these questions
     answer.py      how the offline agents answer them (tools, program, baseline)
 
-    from span.benchmark import generate_instances
+    from ...benchmark import generate_instances
     for inst in generate_instances(date(2025, 7, 1), extended=True):   # 1,780 paper + 344 extended
         ...
 
