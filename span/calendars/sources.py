@@ -20,7 +20,7 @@ Voices (span/calendars/ORACLES.md says why):
   computed with PyEphem (which is span's table after 2050);
 * islamic_umm_al_qura: hijridate, the `ummalqura` package (1356–1500 AH), ICU's islamic-umalqura.
 
-    python -m span.calendars.sources --regenerate    # rewrites consensus.py and data/*.csv
+    python -m span_toolkit.span.calendars.sources --regenerate    # rewrites consensus.py and data/*.csv
 
 The test-only packages above must be installed (pip install -e '.[test]') and Node on the PATH.
 tests/test_calendar_consensus.py recomputes everything here and compares it with the files.
