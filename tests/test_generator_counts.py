@@ -99,7 +99,7 @@ def test_paper_dates():
 def test_benchmark_package_is_pure():
     import subprocess
     import sys
-    code = ("import sys, span.benchmark, span.benchmark.jsonl; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('server', 'client')]; "
+    code = ("import sys, span_toolkit.span.benchmark, span_toolkit.span.benchmark.jsonl; "
+            "bad = [m for m in sys.modules if m.startswith(('span_toolkit.server', 'span_toolkit.client'))]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
