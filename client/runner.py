@@ -35,6 +35,7 @@ from .pricing import Price, PriceError, resolve_price
 from .providers import ModelSpecError, Provider, make_provider
 from .providers.errors import context_overflow_sizes, error_signature
 from .progress import Progress
+from .providers.thinking import ReasoningSettingError, reasoning_settings
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
 from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
@@ -86,7 +87,7 @@ class StopRules:
         if record.stop_reason != "error":
             self._any_ok, self._last, self._same = True, None, 0
             return
-        if status in FATAL_STATUS:
+        if status in FATAL_STATUS or record.error_kind == "reasoning_rejected":  # every request would fail
             self.reason = f"{self.label}: {record.error}"
             return
         if record.error_kind == "context_overflow" and not self._any_ok:
@@ -110,6 +111,22 @@ class StopRules:
             self._last, self._same = None, 0
 
 
+def apply_reasoning(spec: RunSpec, provider: Provider) -> list[str]:
+    """--reasoning-effort / --thinking-budget set on the provider; the one-line notes on what it needed
+    alongside are printed (and kept in run.json). ModelSpecError: a value this provider cannot take."""
+    effort, budget = getattr(spec, "reasoning_effort", None), getattr(spec, "thinking_budget", None)
+    if effort is None and budget is None:
+        return []
+    try:
+        notes = provider.set_reasoning(effort, budget)
+    except ReasoningSettingError as e:
+        raise ModelSpecError(str(e)) from None
+    for note in notes:
+        if not spec.quiet:
+            print(f"span-client: note: {note}", file=sys.stderr)
+    return notes
+
+
 def retry_policy(spec: RunSpec) -> RetryPolicy:
     return RetryPolicy(max_retries=spec.max_retries, base_delay=spec.retry_base_delay, timeout=spec.timeout,
                        max_delay=spec.max_retry_wait)
@@ -130,6 +147,7 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         if provider is None:
             provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
                                      temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
+        reasoning_notes = apply_reasoning(spec, provider)  # --reasoning-effort / --thinking-budget (#30)
         price, cache = scale_checks(spec, provider)
         scorer = make_scorer(spec.judge_model, base_url=spec.judge_base_url, api_key=spec.judge_api_key,
                              timeout=spec.timeout, retry=retry, cache=cache)
@@ -141,6 +159,7 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
         folder.create()
         with folder.lock():
             run = EvalRun(spec, provider, scorer, retry, folder, mcp_target, price=price, cache=cache)
+            run.reasoning_notes = reasoning_notes
             with run.signals_handled():
                 return await run.run(data)
     finally:
@@ -188,11 +207,13 @@ class EvalRun:
         self.budget: Budget | None = None
         self.interrupted = False
         self._tasks: list[asyncio.Task] = []
+        self.reasoning_notes: list[str] = []
 
     async def run(self, data: _dataset.Instances) -> dict:
         spec, folder = self.spec, self.folder
         instances, total = data.items, data.total
         settings = run_settings(spec, self.provider, self.scorer, data.source, self.mcp_target)
+        settings.update(reasoning_settings(self.provider.config()))  # only when set: older runs resume as before
         prev = folder.read_info()
         forced = check_resume(prev, folder.path, self.provider.label, spec.mode, settings, spec.force_resume)
         done = folder.prepare_resume(force=spec.force_resume)
@@ -209,6 +230,8 @@ class EvalRun:
                        resumed_at=[*(prev.resumed_at if prev else []), *([_now()] if prev else [])],
                        n_instances=total, n_already_done=len(done), n_rejudged=n_rejudged,
                        price=self.price.describe() if self.price else None, epochs=spec.epochs)
+        if self.reasoning_notes:
+            info.reasoning_notes = list(self.reasoning_notes)
         earlier = (prev.model_extra or {}).get("forced_resumes", []) if prev else []
         if forced or earlier:
             info.forced_resumes = [*earlier, *([{"at": _now(), "differences": forced}] if forced else [])]

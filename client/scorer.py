@@ -66,7 +66,8 @@ class Scorer:
 
     async def _llm_verdict(self, record: ResultLine, answer: str | None) -> JudgeVerdict:
         if not answer or not answer.strip():
-            return JudgeVerdict(verdict="INCORRECT", raw="(no final answer; the judge was not asked)", attempts=0)
+            # no answer (cut off while thinking, a Time Agent still writing code, …) is not a wrong one
+            return JudgeVerdict(verdict="NOT_ATTEMPTED", raw="(no final answer; the judge was not asked)", attempts=0)
         try:
             lv = await self.llm.judge(record.question, answer, str(record.answer if record.answer is not None else ""))
         except ProviderError as e:

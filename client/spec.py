@@ -32,6 +32,8 @@ class RunSpec:
     api_key: str | None = field(default=None, repr=False)
     temperature: float | str | None = None    # None: the provider's default; "none": send no temperature
     max_tokens: int = 2048
+    reasoning_effort: str | None = None       # OpenAI reasoning_effort (passed through to compatible servers)
+    thinking_budget: int | None = None        # Anthropic thinking.budget_tokens; compatible: enable_thinking
     # the instances: a file, or generated for evaluation dates (ISO strings)
     instances_file: Path | None = None
     dates: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ from typing import Any
 
 from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
 from .errors import provider_error
+from .thinking import MIN_ANTHROPIC_BUDGET, ReasoningSettingError, split_thinking
 
 
 def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict]:
@@ -35,10 +36,40 @@ class AnthropicProvider(Provider):
         self.client = anthropic.AsyncAnthropic(**kwargs)
         self.base_url = base_url
         self.endpoint = base_url or "https://api.anthropic.com"
+        self.thinking_budget: int | None = None
 
     def config(self) -> dict:
-        return {"label": self.label, "is_llm": True, "api": "messages", "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "base_url": self.base_url}
+        out = {"label": self.label, "is_llm": True, "api": "messages", "temperature": self.temperature,
+               "max_tokens": self.max_tokens, "base_url": self.base_url}
+        if self.thinking_budget is not None:  # only when given: a run without it keeps its cache keys
+            out["thinking_budget"] = self.thinking_budget
+        return out
+
+    def set_reasoning(self, effort: str | None, budget: int | None) -> list[str]:
+        """Extended thinking: ``thinking: {"type": "enabled", "budget_tokens": N}`` (N >= 1024 and below
+        max_tokens, which is raised to N + the answer's --max-tokens when it is not above N; the temperature
+        must stay at its default, so none is sent); 0 sends ``{"type": "disabled"}``."""
+        if effort is not None:
+            raise ReasoningSettingError(f"--reasoning-effort is for OpenAI reasoning models and compatible servers; "
+                                        f"Anthropic models think with --thinking-budget N (N >= {MIN_ANTHROPIC_BUDGET}, "
+                                        f"or 0 for no thinking)")
+        if budget is None:
+            return []
+        if budget != 0 and budget < MIN_ANTHROPIC_BUDGET:
+            raise ReasoningSettingError(f"--thinking-budget for Anthropic must be at least {MIN_ANTHROPIC_BUDGET} "
+                                        f"tokens (or 0 for no thinking); got {budget}")
+        self.thinking_budget = budget
+        notes = []
+        if budget and self.max_tokens <= budget:
+            raised = budget + self.max_tokens
+            notes.append(f"{self.label}: max_tokens raised from {self.max_tokens} to {raised} (Anthropic needs "
+                         f"max_tokens above --thinking-budget {budget}; {self.max_tokens} are left for the answer)")
+            self.max_tokens = raised
+        if budget and self.temperature is not None:
+            notes.append(f"{self.label}: no temperature sent with extended thinking (Anthropic requires its default; "
+                         f"it was {self.temperature:g})")
+            self.temperature = None
+        return notes
 
     def initial_messages(self, question: str) -> list[dict]:
         return [{"role": "user", "content": question}]
@@ -53,6 +84,9 @@ class AnthropicProvider(Provider):
                                 "messages": messages}
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.thinking_budget is not None:
+            body["thinking"] = ({"type": "enabled", "budget_tokens": self.thinking_budget} if self.thinking_budget
+                                else {"type": "disabled"})
         if tools:
             body["tools"] = tools
             if tool_choice:
@@ -77,8 +111,13 @@ class AnthropicProvider(Provider):
         try:
             resp = await self.client.messages.create(**kwargs)
         except (sdk.APIError, ValueError, TypeError) as e:  # TypeError/ValueError: an undecodable body
-            raise provider_error(e, sdk, api="Anthropic", schema="Messages", endpoint=self.endpoint,
-                                 timeout=timeout) from e
+            err = provider_error(e, sdk, api="Anthropic", schema="Messages", endpoint=self.endpoint,
+                                 timeout=timeout)
+            if self.thinking_budget is not None and err.status == 400 and "thinking" in str(err).lower():
+                err = ProviderError(f"{err} (the server refused --thinking-budget {self.thinking_budget}; valid: 0, "
+                                    f"or at least {MIN_ANTHROPIC_BUDGET} and below --max-tokens, on a model with "
+                                    f"extended thinking)", retryable=False, status=400, kind="reasoning_rejected")
+            raise err from e
         return _reply(resp)
 
     def reply_from_message(self, message: Any) -> ModelReply:
@@ -122,8 +161,15 @@ def _reply(resp: Any) -> ModelReply:
         elif btype == "redacted_thinking":
             native.append({"type": "redacted_thinking", "data": block.data})
     usage = getattr(resp, "usage", None)
-    return ModelReply(text="\n".join(texts) if texts else None, tool_calls=calls,
-                      stop_reason=getattr(resp, "stop_reason", None),
-                      assistant_message={"role": "assistant", "content": native},
-                      input_tokens=getattr(usage, "input_tokens", None),
-                      output_tokens=getattr(usage, "output_tokens", None))
+    text = "\n".join(texts) if texts else None
+    split = split_thinking(text)  # an Anthropic-compatible server that leaves thinking tags in the text
+    if split.thinking is not None:
+        text = split.answer
+    reply = ModelReply(text=text, tool_calls=calls, stop_reason=getattr(resp, "stop_reason", None),
+                       assistant_message={"role": "assistant", "content": native},
+                       input_tokens=getattr(usage, "input_tokens", None),
+                       output_tokens=getattr(usage, "output_tokens", None))
+    reported = getattr(getattr(usage, "output_tokens_details", None), "thinking_tokens", None)
+    if isinstance(reported, int) and not isinstance(reported, bool) and (reported > 0 or reply.has_thinking):
+        reply.reasoning_tokens = reported
+    return reply

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ProviderError
+from .thinking import LENGTH_STOPS, ReasoningSettingError, thinking_in_message
 
 __all__ = ["ModelReply", "Provider", "ProviderError", "ToolCall", "ToolResult", "ToolSpec", "decode_arguments"]
 
@@ -63,6 +64,31 @@ class ModelReply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     raw: Any = field(default=None, repr=False)
+    # the model's thinking, kept apart from ``text`` (the answer: all a judge, the text tool-call parser and the
+    # Time Agent's code reader ever see); read back out of ``assistant_message`` when not given (client.providers
+    # .thinking), so a reply served by the response cache keeps it
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None  # as the provider reported them (None: not reported)
+    redacted_thinking: int = 0           # Anthropic redacted_thinking blocks (encrypted: no text)
+    thinking_form: str | None = None     # anthropic | reasoning_content | reasoning | tags | harmony
+    thinking_open: bool = False          # the reply ended inside its thinking (never closed)
+
+    def __post_init__(self) -> None:
+        if self.reasoning is None and self.thinking_form is None:
+            text, redacted, form, open_ended = thinking_in_message(self.assistant_message)
+            if form is not None:
+                self.reasoning, self.redacted_thinking, self.thinking_form = text, redacted, form
+                self.thinking_open = open_ended
+
+    @property
+    def has_thinking(self) -> bool:
+        return bool(self.reasoning) or self.redacted_thinking > 0 or self.thinking_open
+
+    @property
+    def thinking_cut(self) -> bool:
+        """The reply ran out of output tokens while thinking: it has no answer (not a wrong one)."""
+        return (self.stop_reason in LENGTH_STOPS and not self.tool_calls and not (self.text or "").strip()
+                and self.has_thinking)
 
 
 class Provider(ABC):
@@ -114,6 +140,15 @@ class Provider(ABC):
     def config(self) -> dict:
         """Settings recorded in run.json."""
         return {"label": self.label, "is_llm": self.is_llm}
+
+    def set_reasoning(self, effort: str | None, budget: int | None) -> list[str]:
+        """Apply ``--reasoning-effort`` / ``--thinking-budget`` (None: not given). Returns one-line notes on what
+        the provider needed alongside (a temperature left out, max_tokens raised); raises
+        :class:`ReasoningSettingError` (one line, saying what is valid) for a value this provider cannot take."""
+        if effort is None and budget is None:
+            return []
+        raise ReasoningSettingError(f"--reasoning-effort and --thinking-budget go with an LLM (anthropic/…, openai/…, "
+                                    f"openai-compatible/…); {self.label} is an offline scripted agent")
 
 
 def decode_arguments(raw: Any) -> tuple[dict | None, str | None]:

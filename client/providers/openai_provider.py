@@ -7,6 +7,10 @@ from typing import Any
 
 from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, decode_arguments
 from .errors import provider_error
+from .thinking import EFFORTS, REASONING_FIELDS, ReasoningSettingError, split_thinking
+
+# request keys the SDK's create() does not take: sent through extra_body (a Batch API line has them in the body)
+_EXTRA_KEYS = ("chat_template_kwargs",)
 
 
 def to_openai_tools(tools: list[ToolSpec]) -> list[dict]:
@@ -36,10 +40,46 @@ class OpenAIProvider(Provider):
         if timeout:
             kwargs["timeout"] = timeout
         self.client = openai.AsyncOpenAI(**kwargs)
+        self.reasoning_effort: str | None = None
+        self.thinking_budget: int | None = None
 
     def config(self) -> dict:
-        return {"label": self.label, "is_llm": True, "api": "chat.completions", "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "base_url": self.base_url}
+        out = {"label": self.label, "is_llm": True, "api": "chat.completions", "temperature": self.temperature,
+               "max_tokens": self.max_tokens, "base_url": self.base_url}
+        # only when given: a run without them keeps its cache keys and settings
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        if self.thinking_budget is not None:
+            out["thinking_budget"] = self.thinking_budget
+        return out
+
+    def set_reasoning(self, effort: str | None, budget: int | None) -> list[str]:
+        """``reasoning_effort`` goes in the request (OpenAI; passed through to compatible servers, which vLLM
+        and llama.cpp read for gpt-oss); OpenAI's reasoning models reject a temperature, so none is sent.
+        ``--thinking-budget`` is for compatible servers only: the chat template's switch
+        (``chat_template_kwargs: {"enable_thinking": N > 0}``, Qwen3 and the like); the number itself is not a
+        limit they enforce."""
+        notes: list[str] = []
+        if effort is not None:
+            if effort not in EFFORTS:
+                raise ReasoningSettingError(f"--reasoning-effort must be one of {', '.join(EFFORTS)}; got {effort!r}")
+            self.reasoning_effort = effort
+            if not self.compatible and self.temperature is not None:
+                notes.append(f"{self.label}: no temperature sent with --reasoning-effort {effort} (OpenAI reasoning "
+                             f"models reject one; it was {self.temperature:g})")
+                self.temperature = None
+        if budget is not None:
+            if not self.compatible:
+                raise ReasoningSettingError(f"--thinking-budget is for Anthropic models and OpenAI-compatible servers "
+                                            f"(their enable_thinking switch); OpenAI models take --reasoning-effort "
+                                            f"{'|'.join(EFFORTS)}")
+            if budget < 0:
+                raise ReasoningSettingError(f"--thinking-budget must be a whole number >= 0 (0: thinking off); got {budget}")
+            self.thinking_budget = budget
+            notes.append(f"{self.label}: --thinking-budget {budget} sent as chat_template_kwargs.enable_thinking="
+                         f"{'true' if budget else 'false'} (compatible servers switch thinking on or off; the number "
+                         f"is no limit there: bound it with --max-tokens)")
+        return notes
 
     def initial_messages(self, question: str) -> list[dict]:
         return [{"role": "user", "content": question}]
@@ -51,11 +91,16 @@ class OpenAIProvider(Provider):
                      tool_choice: str | None = None) -> dict[str, Any]:
         """The Chat Completions request body (also one line of a Batch API input file). With tools, the
         tool_choice is "auto" unless said."""
-        body: dict[str, Any] = {"model": self.model, "messages": [{"role": "system", "content": system}, *messages]}
+        body: dict[str, Any] = {"model": self.model,
+                                "messages": [{"role": "system", "content": system}, *_echoed(messages)]}
         if self.temperature is not None:  # None (--temperature none): reasoning models reject any temperature
             body["temperature"] = self.temperature
         # OpenAI's own API wants max_completion_tokens; compatible servers still speak max_tokens.
         body["max_tokens" if self.compatible else "max_completion_tokens"] = self.max_tokens
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
+        if self.thinking_budget is not None:
+            body["chat_template_kwargs"] = {"enable_thinking": self.thinking_budget > 0}
         if tools:
             body["tools"] = tools
             # "auto" said explicitly: llama-cpp-python's function-calling formats leave the tools out of the
@@ -77,11 +122,15 @@ class OpenAIProvider(Provider):
         sdk = self._sdk
         if timeout:
             kwargs["timeout"] = timeout
+        extra = {k: kwargs.pop(k) for k in _EXTRA_KEYS if k in kwargs}
+        if extra:
+            kwargs["extra_body"] = extra
         try:
             resp = await self.client.chat.completions.create(**kwargs)
         except (sdk.APIError, ValueError, TypeError) as e:  # TypeError/ValueError: an undecodable body
-            raise provider_error(e, sdk, api="OpenAI", schema="Chat Completions", endpoint=self.endpoint,
-                                 timeout=timeout) from e
+            err = provider_error(e, sdk, api="OpenAI", schema="Chat Completions", endpoint=self.endpoint,
+                                 timeout=timeout)
+            raise _reasoning_refused(err, self.reasoning_effort, self.thinking_budget) from e
         return _reply(resp, compatible=self.compatible)
 
     def reply_from_body(self, body: Any) -> ModelReply:
@@ -124,13 +173,67 @@ def _reply(resp: Any, compatible: bool = False) -> ModelReply:
             # model its JSON was invalid, and the run log keeps the raw string (tool_calls[].arguments).
             echoed = "{}"
         native_calls.append({"id": tc.id, "type": "function", "function": {"name": fn.name, "arguments": echoed}})
-    native: dict[str, Any] = {"role": "assistant", "content": msg.content}
+    content = msg.content
+    native: dict[str, Any] = {"role": "assistant", "content": content}
+    for key in REASONING_FIELDS:  # a reasoning parser's field (DeepSeek, llama.cpp, vLLM): kept for the record
+        value = _field(msg, key)
+        if isinstance(value, str) and value:
+            native[key] = value
+            break
+    split = split_thinking(content)  # thinking tags or harmony channels in the content (no parser on the server)
+    text = split.answer if split.thinking is not None else content
     if native_calls:
         native["tool_calls"] = native_calls
         if compatible and msg.content is None:
             native["content"] = ""  # llama-cpp-python answers a 500 validation error to content null
     usage = getattr(resp, "usage", None)
-    return ModelReply(text=msg.content, tool_calls=calls, stop_reason=choice.finish_reason,
-                      assistant_message=native,
-                      input_tokens=getattr(usage, "prompt_tokens", None),
-                      output_tokens=getattr(usage, "completion_tokens", None))
+    reply = ModelReply(text=text, tool_calls=calls, stop_reason=choice.finish_reason,
+                       assistant_message=native,
+                       input_tokens=getattr(usage, "prompt_tokens", None),
+                       output_tokens=getattr(usage, "completion_tokens", None))
+    reported = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+    if isinstance(reported, int) and not isinstance(reported, bool) and (reported > 0 or reply.has_thinking):
+        reply.reasoning_tokens = reported  # a model that does not think reports 0: left out, lines unchanged
+    return reply
+
+
+def _field(obj: Any, key: str) -> Any:
+    """A field the SDK's model does not declare (it keeps extra fields), or a dict's key."""
+    if isinstance(obj, dict):
+        return obj.get(key)
+    value = getattr(obj, key, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(key)
+    return value
+
+
+def _echoed(messages: list[dict]) -> list[dict]:
+    """The messages as sent: an assistant message's reasoning field goes back only with its tool calls (the
+    thinking of a tool-calling turn belongs to the same answer: DeepSeek's thinking mode with tools and the
+    Qwen3 templates want it; a finished turn's reasoning must not be sent again: DeepSeek's API refuses it)."""
+    if not any(m.get("role") == "assistant" and any(k in m for k in REASONING_FIELDS) for m in messages):
+        return messages
+    out = []
+    for m in messages:
+        if m.get("role") == "assistant" and not m.get("tool_calls") and any(k in m for k in REASONING_FIELDS):
+            m = {k: v for k, v in m.items() if k not in REASONING_FIELDS}
+        out.append(m)
+    return out
+
+
+_REASONING_WORDS = ("reasoning", "thinking", "enable_thinking", "chat_template_kwargs")
+
+
+def _reasoning_refused(err: ProviderError, effort: str | None, budget: int | None) -> ProviderError:
+    """A 400 that names the reasoning setting we sent: the run stops at once (kind ``reasoning_rejected``),
+    with the server's reason and the values we can send."""
+    if err.status != 400 or (effort is None and budget is None):
+        return err
+    text = str(err).lower()
+    if not any(w in text for w in _REASONING_WORDS):
+        return err
+    said = f"--reasoning-effort {effort}" if effort is not None else f"--thinking-budget {budget}"
+    return ProviderError(f"{err} (the server refused {said}; valid --reasoning-effort values: {', '.join(EFFORTS)}, "
+                         f"as the model supports; or leave the option out)", retryable=False, status=err.status,
+                         kind="reasoning_rejected")

@@ -35,6 +35,9 @@ class WrappedProvider(Provider):
         # the same settings as the wrapped provider: run.json and a resume do not change with a wrapper
         return self.inner.config()
 
+    def set_reasoning(self, effort, budget) -> list[str]:
+        return self.inner.set_reasoning(effort, budget)
+
     async def generate(self, system, messages, tools, timeout) -> ModelReply:
         return await self.inner.generate(system, messages, tools, timeout)
 

@@ -18,7 +18,11 @@ Tool calls arrive natively (the provider's tool-call field) or, from open models
 parser, written in the reply text (:mod:`client.textcalls`); ``tool_calls`` = auto | native | text says
 which are honoured. With ``text`` the tools are described in the system prompt instead of the API's
 ``tools`` field (for servers whose chat template drops them), and only text calls count. A reply that is
-nothing but tool calls is never taken as the answer."""
+nothing but tool calls is never taken as the answer.
+
+A thinking model's thinking (``<think>``, a reasoning field, Anthropic thinking blocks: client.providers.thinking)
+is never read for calls or taken as the answer: ``reply.text`` is the answer part alone, so a call the model
+only considered while thinking is never run, and a reply cut off while thinking has no answer."""
 
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from ..mcp_tools import MCPConnectionError, MCPTools
 from ..providers.base import ModelReply, Provider, ProviderError, ToolCall, ToolResult
 from ..retry import EndpointDown
 from ..textcalls import parse_text_calls, render_text_results
-from .base import LENGTH_STOPS, Outcome, Requester, direct_request
+from .base import Outcome, Requester, direct_request
 
 TOOL_CALL_MODES = ("auto", "native", "text")
 MAX_CALLS_PER_TURN = 8
@@ -132,15 +136,13 @@ class ChatSolver:
                         out.notes.append(f"turn {out.turns}: the reply to the final request without tools was "
                                          f"a tool call again, not an answer")
                     else:
-                        out.final_answer = reply.text if reply.text is not None else ""
-                        out.stop_reason = "max_tokens" if reply.stop_reason in LENGTH_STOPS else "answered"
+                        out.take_answer(reply)  # the answer part only; none when cut off while thinking
                     break
                 calls, form, problems, note = self._calls_of(reply)
                 if note:
                     out.notes.append(f"turn {out.turns}: {note}")
                 if not calls and not problems:
-                    out.final_answer = reply.text if reply.text is not None else ""
-                    out.stop_reason = "max_tokens" if reply.stop_reason in LENGTH_STOPS else "answered"
+                    out.take_answer(reply)
                     break
                 kept, repeats, over = dedupe_calls(calls, self.max_calls_per_turn)
                 if repeats or over:

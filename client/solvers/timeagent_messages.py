@@ -27,6 +27,8 @@ PROMPT_RESULT = "time_agent_result.md"
 PROMPT_RETRY = "time_agent_retry.md"
 PROMPT_GIVEUP = "time_agent_giveup.md"
 PROMPT_NO_CODE = "time_agent_no_code.md"
+PROMPT_FINAL_TURN = "time_agent_final_turn.md"
+PROMPT_REPEAT = "time_agent_repeat.md"
 MAX_RESULT_CHARS = 4000  # of stdout/stderr shown to the model per run
 _PLACEHOLDER = re.compile(r"<<[A-Z_]+>>")
 
@@ -86,7 +88,8 @@ def build_system_prompt(limits: Limits = DEFAULT_LIMITS) -> str:
 
 
 def prompt_files() -> tuple[str, ...]:
-    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP, PROMPT_NO_CODE)
+    return (PROMPT_SYSTEM, PROMPT_RESULT, PROMPT_RETRY, PROMPT_GIVEUP, PROMPT_NO_CODE, PROMPT_FINAL_TURN,
+            PROMPT_REPEAT)
 
 
 # --------------------------------------------------------------------------------------------- code
@@ -173,6 +176,22 @@ def result_message(result: ExecResult | None, *, turns_left: int, limits: Limits
     if turns_left > 0:
         return _fill(prompts.load(PROMPT_RETRY), {"RESULT": text, "TURNS_LEFT": str(turns_left)})
     return _fill(prompts.load(PROMPT_GIVEUP), {"RESULT": text})
+
+
+def final_turn_message(max_runs: int) -> str:
+    """The last request of an agent still writing code when its runs are spent (no program will run)."""
+    return _fill(prompts.load(PROMPT_FINAL_TURN), {"RUNS": str(max_runs)}).strip()
+
+
+def repeat_message(turn: int, shown: str) -> str:
+    """What a program identical to the one run in ``turn`` gets instead of running again (its result then)."""
+    template = _fill(prompts.load(PROMPT_REPEAT).replace("<<RESULT>>", "\0"), {"TURN": str(turn)})
+    return template.replace("\0", shown).strip()  # the program's output is not a template
+
+
+def program_key(code: str) -> str:
+    """A program as compared for repeats: trailing spaces and blank lines do not make it another one."""
+    return "\n".join(line.rstrip() for line in code.strip().splitlines() if line.strip())
 
 
 def no_code_message() -> str:

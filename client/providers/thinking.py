@@ -1,0 +1,135 @@
+"""A model's thinking kept apart from its answer, in every wire form it comes in.
+
+* ``<think>…</think>`` (also ``<thinking>``, ``<reasoning>``) inside the content — open models served without a
+  reasoning parser (vLLM, llama.cpp ``--reasoning-format none``, Ollama); a ``</think>`` without its ``<think>``
+  when the chat template opened the tag in the prompt (Qwen3, DeepSeek-R1 distills);
+* harmony (gpt-oss served raw): ``<|channel|>analysis<|message|>…<|end|>`` then ``<|channel|>final<|message|>…``;
+* a separate field of the OpenAI-compatible message: ``reasoning_content`` (DeepSeek's API, llama.cpp, vLLM
+  before 0.10) or ``reasoning`` (vLLM now);
+* Anthropic's ``thinking`` / ``redacted_thinking`` content blocks.
+
+:func:`split_thinking` takes a reply text apart; :func:`thinking_in_message` reads the thinking back out of an
+assistant message as the client recorded it (so a reply served by the response cache keeps its thinking).
+The answer alone is what the judges read, what text tool calls and programs are looked for in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# a reply that stopped for this reason was cut at the output-token limit
+LENGTH_STOPS = ("length", "max_tokens")
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # OpenAI-compatible message fields, in order of preference
+
+_TAG = r"(?:think|thinking|reasoning)"
+_OPEN = re.compile(rf"<{_TAG}>", re.I)
+_CLOSE = re.compile(rf"</{_TAG}>", re.I)
+_BLOCK = re.compile(rf"<({_TAG})>(.*?)</\1>", re.I | re.S)
+# harmony: <|start|>assistant<|channel|>analysis<|message|>…<|end|>; the header may carry "to=…" and
+# "<|constrain|>json" before <|message|>
+_HARMONY = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>(.*?)"
+                      r"(?=<\|end\|>|<\|return\|>|<\|call\|>|<\|start\|>|<\|channel\|>|\Z)", re.S)
+
+
+@dataclass(frozen=True)
+class Split:
+    answer: str | None    # the reply without its thinking (None: the reply has no answer part)
+    thinking: str | None  # the thinking (None: none was found)
+    open_ended: bool = False  # thinking was begun and never closed: the reply ended inside it
+    form: str | None = None   # "tags" | "harmony" | None
+
+
+def split_thinking(text: str | None) -> Split:
+    """``text`` taken apart into the answer and the thinking. A text without any thinking marker is all
+    answer (``Split(text, None)``), so replies of models that do not think are unchanged."""
+    if not text:
+        return Split(text, None)
+    if "<|channel|>" in text and "<|message|>" in text:
+        return _split_harmony(text)
+    if not (_OPEN.search(text) or _CLOSE.search(text)):
+        return Split(text, None)
+    thoughts: list[str] = []
+    rest = text
+    first_open, first_close = _OPEN.search(rest), _CLOSE.search(rest)
+    if first_close and (first_open is None or first_close.start() < first_open.start()):
+        # "</think>" with no "<think>" before it: the template opened the tag in the prompt
+        thoughts.append(rest[:first_close.start()])
+        rest = rest[first_close.end():]
+    outside: list[str] = []
+    pos = 0
+    for m in _BLOCK.finditer(rest):
+        outside.append(rest[pos:m.start()])
+        thoughts.append(m.group(2))
+        pos = m.end()
+    tail = rest[pos:]
+    open_ended = False
+    dangling = _OPEN.search(tail)
+    if dangling:  # begun, never closed: everything after it is thinking
+        outside.append(tail[:dangling.start()])
+        thoughts.append(tail[dangling.end():])
+        open_ended = True
+    else:
+        outside.append(_CLOSE.sub("", tail))
+    answer = "".join(outside).strip()
+    return Split(answer, "\n\n".join(t.strip() for t in thoughts if t.strip()) or "", open_ended, "tags")
+
+
+def _split_harmony(text: str) -> Split:
+    segments = list(_HARMONY.finditer(text))
+    finals = [m.group(2).strip() for m in segments if m.group(1).lower() == "final"]
+    thoughts = [m.group(2).strip() for m in segments if m.group(1).lower() != "final"]
+    if finals:
+        return Split("\n\n".join(finals), "\n\n".join(t for t in thoughts if t), False, "harmony")
+    closed = bool(segments) and re.match(r"\s*<\|(end|call|return)\|>", text[segments[-1].end():]) is not None
+    return Split(None, "\n\n".join(t for t in thoughts if t), not closed, "harmony")
+
+
+def thinking_in_message(message: dict | None) -> tuple[str | None, int, str | None, bool]:
+    """(thinking text, redacted blocks, form, open-ended) of an assistant message as recorded: Anthropic
+    thinking blocks, an OpenAI-compatible ``reasoning_content``/``reasoning`` field, thinking tags or harmony
+    channels in the content. (None, 0, None, False) for a message without thinking."""
+    if not isinstance(message, dict):
+        return None, 0, None, False
+    content = message.get("content")
+    if isinstance(content, list):  # Anthropic blocks
+        texts = [b.get("thinking") or "" for b in content if isinstance(b, dict) and b.get("type") == "thinking"]
+        redacted = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "redacted_thinking")
+        if texts or redacted:
+            return "\n\n".join(t for t in texts if t), redacted, "anthropic", False
+        joined = "\n".join(b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text")
+        split = split_thinking(joined)
+        if split.thinking is None:
+            return None, 0, None, False
+        return split.thinking, 0, split.form, split.open_ended
+    parts: list[str] = []
+    form = None
+    for key in REASONING_FIELDS:
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            parts.append(value.strip())
+            form = key
+            break
+    split = split_thinking(content if isinstance(content, str) else None)
+    if split.thinking is not None:
+        if split.thinking:
+            parts.append(split.thinking)
+        form = form or split.form
+    if form is None:
+        return None, 0, None, False
+    return "\n\n".join(parts), 0, form, split.open_ended
+
+
+# ------------------------------------------------------------------------------------------- the controls
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")  # --reasoning-effort (the OpenAI SDK's values)
+MIN_ANTHROPIC_BUDGET = 1024  # Anthropic: budget_tokens >= 1024 and < max_tokens
+
+
+class ReasoningSettingError(ValueError):
+    """--reasoning-effort / --thinking-budget that this provider cannot take (one line: what is valid)."""
+
+
+def reasoning_settings(config: dict) -> dict:
+    """The reasoning settings of a provider configuration (absent when not set, so a run without them keeps
+    its settings and cache keys)."""
+    return {k: config[k] for k in ("reasoning_effort", "thinking_budget") if config.get(k) is not None}

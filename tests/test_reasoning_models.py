@@ -1,0 +1,181 @@
+"""Reasoning models (issue 30): the judges read the answer, never the thinking — through the real SDKs against
+fake servers speaking each wire form a thinking model's reply comes in (tests/fakes/thinking.py: hand-made from
+the providers' documented formats)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from span_toolkit.client.providers.anthropic_provider import AnthropicProvider
+from span_toolkit.client.providers.openai_provider import OpenAIProvider
+from span_toolkit.client.providers.thinking import split_thinking
+from span_toolkit.client.runner import run_eval
+from span_toolkit.client.spec import RunSpec
+from span_toolkit.span.benchmark.generate import generate_sample
+from tests.fakes.helpers import read_results, write_jsonl
+from tests.fakes.providers import first_user_text
+from tests.fakes.thinking import FakeThinkingAnthropic, FakeThinkingOpenAI, Text, Thought
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+N = 40
+
+
+@pytest.fixture(scope="module")
+def instances() -> list[dict]:
+    return list(generate_sample([date(2025, 7, 1)], N, seed=5, polar_negatives=True))
+
+
+def wrong_draft(inst: dict) -> str:
+    """What the scratchpad drafts: the other word for a polar question, a wrong date for a content one."""
+    if inst["question_format"] == "polar":
+        return "Final answer: No" if inst["answer"] == "Yes" else "Final answer: Yes"
+    return "Final answer: 1999-1-1"
+
+
+def scratchpad(inst: dict) -> str:
+    """A thinking model's scratchpad: drafts in every form a judge or a parser could mistake for the answer."""
+    return ("Let me work this out step by step.\n"
+            f"First guess. {wrong_draft(inst)}\n"
+            "Hmm, let me check with a program:\n```python\nprint('No')\n```\n"
+            "or I could call the tool: <tool_call>\n{\"name\": \"date_arithmetic\", \"arguments\": "
+            "{\"calendar\": \"gregorian\", \"year\": 1999, \"month\": 1, \"day\": 1, \"days\": 1}}\n</tool_call>\n"
+            "Final answer: No\nWait, that is wrong. Yes, 1999-1-1 again... no. Let me settle it.")
+
+
+def plainly(inst: dict) -> str:
+    """The right answer, stated plainly after the thinking (no "Final answer:" line: the scratchpad's drafted
+    ones are the only ones in the reply)."""
+    if inst["question_format"] == "polar":
+        return f"{inst['answer']}."
+    return f"The date is {inst['answer']}."
+
+
+def thinking_policy(by_question: dict[str, dict], reasoning_tokens: int | None = 250):
+    def policy(body: dict, index: int):
+        inst = by_question[first_user_text(body)]
+        return Thought(thinking=scratchpad(inst), text=plainly(inst), reasoning_tokens=reasoning_tokens)
+    return policy
+
+
+def run(spec_kw: dict, provider, instances, tmp: Path, **kw) -> tuple[dict, list[dict]]:
+    path = write_jsonl(tmp / "instances.jsonl", instances)
+    spec = RunSpec(model=provider.label, out_dir=tmp / "run", instances_file=path, concurrency=4, preflight=False,
+                   quiet=True, **spec_kw)
+    summary = asyncio.run(_run(spec, provider, **kw))
+    return summary, read_results(tmp / "run" / "results.jsonl")
+
+
+async def _run(spec, provider, **kw):
+    try:
+        return await run_eval(spec, provider=provider, **kw)
+    finally:
+        await provider.aclose()
+
+
+def openai_compatible(fake, **kw) -> OpenAIProvider:
+    return OpenAIProvider("qwen3", api_key="k", base_url=fake.base_url, compatible=True, timeout=10, **kw)
+
+
+def anthropic(fake, **kw) -> AnthropicProvider:
+    return AnthropicProvider("claude-think", api_key="k", base_url=fake.base_url, timeout=10, **kw)
+
+
+# ------------------------------------------------------------------------------------------- the split
+@pytest.mark.parametrize("text,answer,thinking,open_ended", [
+    ("Final answer: Yes", "Final answer: Yes", None, False),
+    ("<think>\nFinal answer: No\n</think>\n\nFinal answer: Yes", "Final answer: Yes", "Final answer: No", False),
+    ("draft No\n</think>\nFinal answer: Yes", "Final answer: Yes", "draft No", False),  # template opened the tag
+    ("<think>\nstill thinking: Final answer: No", "", "still thinking: Final answer: No", True),
+    ("<think></think>\n\nFinal answer: Yes", "Final answer: Yes", "", False),  # thinking switched off (Qwen3)
+    ("<|channel|>analysis<|message|>No?<|end|><|start|>assistant<|channel|>final<|message|>Final answer: Yes"
+     "<|return|>", "Final answer: Yes", "No?", False),
+    ("<|channel|>analysis<|message|>No? maybe", None, "No? maybe", True),
+])
+def test_split_thinking(text, answer, thinking, open_ended):
+    s = split_thinking(text)
+    assert (s.answer, s.thinking, s.open_ended) == (answer, thinking, open_ended)
+
+
+# ------------------------------------------------------------------ the judges read only the final answer
+@pytest.mark.parametrize("form", ["tags", "tags-no-open", "reasoning_content", "reasoning", "harmony"])
+def test_a_model_that_drafts_wrong_answers_while_thinking_scores_what_it_answers(tmp_path, instances, form):
+    by_q = {i["question"]: i for i in instances}
+    with FakeThinkingOpenAI(thinking_policy(by_q), form=form) as fake:
+        summary, lines = run({}, openai_compatible(fake), instances, tmp_path)
+    assert summary["n"] == N and summary["accuracy"] >= 0.95, summary
+    assert summary["accuracy"] == 1.0
+    for line in lines:
+        assert "1999" not in line["final_answer"] and "Final answer" not in line["final_answer"]
+        (t,) = line["thinking"]
+        assert t["chars"] > 100 and "Final answer: No" in t["text"]  # kept for inspection
+        assert line["usage"]["reasoning_tokens"] == 250 and line["usage"]["reasoning_tokens_source"] == "provider"
+    assert summary["reasoning"]["instances_with_thinking"] == N
+    assert summary["reasoning"]["reasoning_tokens"] == 250 * N  # what the provider reported
+    assert summary["reasoning"]["visible_output_tokens"] == (300 - 250) * N
+
+
+def test_anthropic_thinking_blocks_are_never_judged(tmp_path, instances):
+    by_q = {i["question"]: i for i in instances}
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        return Thought(thinking=scratchpad(inst), text=plainly(inst), redacted=1,
+                       reasoning_tokens=260)
+
+    with FakeThinkingAnthropic(policy) as fake:
+        summary, lines = run({"thinking_budget": 2048}, anthropic(fake), instances, tmp_path)
+        bodies = [r["body"] for r in fake.requests]
+    assert summary["accuracy"] == 1.0 and summary["n"] == N
+    assert all(b["thinking"] == {"type": "enabled", "budget_tokens": 2048} for b in bodies)
+    assert all(b["max_tokens"] > 2048 and "temperature" not in b for b in bodies)
+    line = lines[0]
+    assert line["thinking"][0]["redacted"] == 1 and line["thinking"][0]["form"] == "anthropic"
+    assert summary["reasoning"]["reasoning_tokens"] == 260 * N and summary["reasoning"]["redacted_blocks"] == N
+    info = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert info["settings"]["thinking_budget"] == 2048 and info["provider"]["thinking_budget"] == 2048
+    assert any("max_tokens raised" in n for n in info["reasoning_notes"])
+
+
+# ------------------------------------------------------------------------- cut off while thinking
+@pytest.mark.parametrize("form", ["tags", "reasoning_content", "harmony", "anthropic"])
+def test_a_reply_cut_off_while_thinking_is_no_answer_never_incorrect(tmp_path, instances, form):
+    by_q = {i["question"]: i for i in instances}
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        if index % 2:
+            return Thought(thinking=scratchpad(inst), text=None, finish="length")
+        return Thought(thinking="short", text=plainly(inst))
+
+    if form == "anthropic":
+        with FakeThinkingAnthropic(policy) as fake:
+            summary, lines = run({}, anthropic(fake), instances, tmp_path)
+    else:
+        with FakeThinkingOpenAI(policy, form=form) as fake:
+            summary, lines = run({}, openai_compatible(fake), instances, tmp_path)
+    cut = [x for x in lines if x.get("thinking_cut")]
+    assert len(cut) == N // 2
+    for x in cut:
+        assert x["final_answer"] is None and x["stop_reason"] == "max_tokens"
+        assert x["verdicts"]["rules"]["verdict"] == "NOT_ATTEMPTED"  # never INCORRECT from the scratchpad
+        assert x["thinking"][0]["chars"] > 100
+    assert summary["reasoning"]["thinking_cut"] == N // 2
+    assert summary["n_correct"] == N // 2
+    assert any("ran out of output tokens while thinking" in w and "--max-tokens" in w for w in summary["warnings"])
+
+
+def test_a_model_that_does_not_think_keeps_its_lines_and_summary(tmp_path, instances):
+    by_q = {i["question"]: i for i in instances}
+    with FakeThinkingOpenAI(lambda body, i: Text(f"Final answer: {by_q[first_user_text(body)]['answer']}")) as fake:
+        summary, lines = run({}, openai_compatible(fake), instances, tmp_path)
+        body = fake.requests[0]["body"]
+    assert summary["accuracy"] == 1.0 and "reasoning" not in summary
+    assert not any(k in lines[0] for k in ("thinking", "thinking_cut", "prompt_echo"))
+    assert set(lines[0]["usage"]) == {"input_tokens", "output_tokens"}
+    assert not any(k in body for k in ("reasoning_effort", "chat_template_kwargs", "thinking"))
