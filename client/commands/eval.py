@@ -21,6 +21,7 @@ from ..rundir import RunFolder, RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
 from ..scale import BATCH_REFUSAL
 from ..sandbox import KINDS, SandboxError
+from ..providers.thinking import EFFORTS
 from ..spec import TOOL_CALL_MODES, RunSpec
 from . import common
 from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
@@ -55,6 +56,13 @@ def configure(ev: argparse.ArgumentParser) -> None:
                          "not sent to Anthropic unless given). 'none' sends no temperature (reasoning models reject "
                          "temperature 0; raise --max-tokens for their hidden reasoning)")
     ev.add_argument("--max-tokens", type=positive_int, default=2048, metavar="N", help="max output tokens per model request")
+    ev.add_argument("--reasoning-effort", choices=EFFORTS, default=None, metavar="|".join(EFFORTS),
+                    help="reasoning effort of an OpenAI reasoning model (sent as reasoning_effort; passed through to "
+                         "OpenAI-compatible servers); no temperature is sent with it to OpenAI. Not set: not sent")
+    ev.add_argument("--thinking-budget", type=nonneg_int, default=None, metavar="N",
+                    help="Anthropic extended thinking: thinking.budget_tokens N (>= 1024; max_tokens is raised above "
+                         "it when needed, temperature left at its default); OpenAI-compatible servers: 0 turns the "
+                         "chat template's thinking off, N > 0 on (enable_thinking). Not set: not sent")
     how = ev.add_mutually_exclusive_group()
     how.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the tool-calling loop")
     how.add_argument("--time-agent", action="store_true",
@@ -250,6 +258,7 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
     return RunSpec(
         model=model, out_dir=out, mode=mode, base_url=args.base_url, api_key=args.api_key,
         temperature=args.temperature, max_tokens=args.max_tokens, instances_file=args.instances, dates=dates,
+        reasoning_effort=args.reasoning_effort, thinking_budget=args.thinking_budget,
         sample=args.sample, seed=args.seed, extended=args.extended, islamic_convention=args.islamic_convention,
         exclude_disputed=args.exclude_disputed, server_url=args.server_url,
         server_token=args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None),
@@ -369,5 +378,3 @@ def _with_value(argv: list[str], flag: str, value: str) -> list[str]:
             out.append(a)
         i += 1
     return out
-
-
