@@ -255,13 +255,20 @@ def test_a_probe_that_sees_too_much_refuses_the_mode():
     sb._plan = RootPlan(("/usr", "/opt/py"), (("usr/lib", "/lib"),), ("/opt/py/lib",))
     good = {"pid": 1, "pids": [1], "interfaces": ["lo"], "mounts": [["/", True], ["/tmp", False], ["/proc", False]],
             "uid": 7, "cap_eff": 0, "cwd": "/tmp", "cwd_entries": [],
-            "paths": ["/usr", "/opt", "/opt/py", "/lib", "/tmp", "/proc", "/dev"]}
+            "paths": ["/usr", "/opt", "/opt/py", "/lib", "/tmp", "/proc", "/dev"],
+            "dev": ["fd", "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero"],
+            "ipc_ns": "ipc:[1]", "kernel": {"userns": True, "shm": True, "keyring": True}}
     sb._verify(good, 7)
     for change, needle in [({"pids": [1, 40]}, "other processes"), ({"interfaces": ["lo", "eth0"]}, "network"),
                            ({"mounts": [["/", False]]}, "writable mounts"),
                            ({"paths": [*good["paths"], "/home/me/runs"]}, "/home/me/runs"),
                            ({"cwd_entries": ["left-over"]}, "fresh, empty /tmp"), ({"uid": 0}, "uid 0"),
-                           ({"cap_eff": 1 << 21}, "capabilities")]:
+                           ({"cap_eff": 1 << 21}, "capabilities"), ({"dev": [*good["dev"], "tty"]}, "/dev holds"),
+                           ({"ipc_ns": os.readlink("/proc/self/ns/ipc")}, "IPC namespace"),
+                           ({"kernel": {"userns": False, "shm": True}}, "lets it use userns")]:
+        if change.get("kernel") and not __import__(
+                "span_toolkit.client.sandbox._seccomp", fromlist=["x"]).supported(os.uname().machine):
+            continue
         with pytest.raises(SandboxError, match=needle):
             sb._verify({**good, **change}, 7)
 

@@ -53,6 +53,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUTS = 0x04000000
 _CLONE_NEWIPC = 0x08000000
+_CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
 _MS = {"ro": 1, "nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1024, "nodiratime": 2048,
@@ -77,6 +78,20 @@ _PATH_EVENTS = {"os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.link", "os
                 "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.copytree", "shutil.move",
                 "shutil.chown", "shutil.make_archive", "shutil.unpack_archive"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _load_seccomp():
+    """The filter module beside this script, loaded by path (``-I``: this folder is not on sys.path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_span_seccomp", os.path.join(os.path.dirname(_SELF),
+                                                                                "_seccomp.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_SECCOMP = None  # set by the zygote at start
 
 
 def _libc():
@@ -139,10 +154,49 @@ def _all_read_only(libc, skip) -> None:
 
 # ------------------------------------------------------------------------------ namespaces: the root
 
-def _enter_minimal_root(libc, plan: dict) -> None:
+def _bind_ro(libc, fd: int, dst: str, extra: int, rec: bool = False) -> None:
+    """Bind what ``fd`` (O_PATH) names onto ``dst``, read-only. The bind keeps its source mount's flags
+    (inside a user namespace nosuid/nodev/noexec/atime are locked and may only be added to), so the
+    read-only remount repeats them. ``rec``: with the mounts below it (inside a user namespace the kernel
+    refuses to bind a folder without the mounts it holds; each snippet makes every mount read-only)."""
+    _mount(libc, f"/proc/self/fd/{fd}", dst, None, _MS_BIND | (_MS_REC if rec else 0))
+    opts = next((o for point, o in reversed(_mountinfo()) if point == dst), set())
+    _remount_ro(libc, dst, opts, extra)
+
+
+def _enter_user_namespace(libc, ctl_fd: int) -> None:
+    """namespaces mode as a normal user: a user namespace (uid and gid 0 inside, mapped to ours) with new
+    mount, network, IPC, UTS and pid namespaces. The calling process stays outside, waits for its child
+    (pid 1 of the new pid namespace, which carries on as the zygote) and exits with it."""
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
+                    | _CLONE_NEWPID) != 0:
+        err = _errno()
+        raise OSError(err, f"unshare(CLONE_NEWUSER ...): {os.strerror(err)} (unprivileged user namespaces "
+                           f"are off here)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    pid = os.fork()
+    if pid:
+        os.close(ctl_fd)  # the client must see the zygote's death as its socket closing
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+
+def _enter_minimal_root(libc, plan: dict, own_proc: bool = False) -> None:
     """The zygote's own root: a tmpfs holding read-only binds of ``plan["binds"]`` (the Python runtime and
     ``span``), its symlinks, a few device nodes, empty ``/proc`` and ``/tmp``; then ``pivot_root`` into it
-    and detach the host's file system. Called as root, after unshare(CLONE_NEWNS), before any snippet."""
+    and detach the host's file system. Called as root (of the host, or of a user namespace: ``own_proc``,
+    a /proc of the zygote's own pid namespace, which a snippet's /proc may then be mounted over), after
+    unshare(CLONE_NEWNS), before any snippet."""
     nr = _PIVOT_ROOT.get(os.uname().machine)
     if nr is None:
         raise OSError(f"pivot_root: no system call number known for {os.uname().machine}")
@@ -155,8 +209,7 @@ def _enter_minimal_root(libc, plan: dict) -> None:
     for src, fd in sources.items():
         dst = new + src
         os.makedirs(dst, 0o755, exist_ok=True)
-        _mount(libc, f"/proc/self/fd/{fd}", dst, None, _MS_BIND)
-        _remount_ro(libc, dst, set(), _MS["nosuid"] | _MS["nodev"])
+        _bind_ro(libc, fd, dst, _MS["nosuid"] | _MS["nodev"], rec=own_proc)
         os.close(fd)
     for target, link in plan["symlinks"]:
         os.makedirs(os.path.dirname(new + link), 0o755, exist_ok=True)
@@ -167,14 +220,15 @@ def _enter_minimal_root(libc, plan: dict) -> None:
     for name, fd in devices.items():
         node = f"{dev}/{name}"
         os.close(os.open(node, os.O_CREAT | os.O_WRONLY, 0o666))
-        _mount(libc, f"/proc/self/fd/{fd}", node, None, _MS_BIND)
-        _remount_ro(libc, node, set(), _MS["nosuid"] | _MS["noexec"])  # the device still reads and writes
+        _bind_ro(libc, fd, node, _MS["nosuid"] | _MS["noexec"])  # the device still reads and writes
         os.close(fd)
     for i, name in enumerate(("stdin", "stdout", "stderr")):
         os.symlink(f"/proc/self/fd/{i}", f"{dev}/{name}")
     os.symlink("/proc/self/fd", f"{dev}/fd")
     _remount_ro(libc, dev, set(), _MS["nosuid"] | _MS["noexec"])
     os.mkdir(new + "/proc", 0o555)
+    if own_proc:
+        _mount(libc, "proc", new + "/proc", "proc", _MS["nosuid"] | _MS["nodev"] | _MS["noexec"])
     os.makedirs(new + WORKDIR, 0o755, exist_ok=True)  # already there when a bind lives under /tmp
     os.chdir(new)
     # pivot_root(".", "."): the old root ends up stacked on the new one; detaching it leaves only the new.
@@ -191,7 +245,7 @@ def _private_view(libc, uid: int, size: int, tmp_binds: list[str]) -> None:
     mount namespace, its own /proc (no other process in it), every other mount read-only, and a fresh
     tmpfs on /tmp (with the runtime's folders that live under /tmp bound again on it, read-only). Any
     failure is fatal: a snippet never runs with a half-built view."""
-    _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     # Over the zygote's /proc, not after unmounting it: inside a user namespace the kernel lets a new proc
     # be mounted only where a fully visible one already is.
@@ -211,7 +265,7 @@ def _private_fs(libc, workdir: str, uid: int, size: int) -> None:
     """unsafe-process as root: its own mount namespace, every mount read-only, the work dir a fresh tmpfs.
 
     Nothing it writes reaches the host's disk, but it still sees (reads) the host's files."""
-    _check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     wd = os.path.realpath(workdir)
     _all_read_only(libc, lambda p: p == wd or p.startswith(wd + "/"))
@@ -311,6 +365,8 @@ def _confine(req: dict, libc, parent_pid: int | None) -> None:
     _setrlimit(resource.RLIMIT_NPROC, int(lim["max_processes"]))
     _setrlimit(resource.RLIMIT_NOFILE, int(lim["max_open_files"]))
     _setrlimit(resource.RLIMIT_CORE, 0)
+    if libc is not None and _SECCOMP is not None:
+        _SECCOMP.install(libc, os.uname().machine)  # keyrings, IPC, namespaces, mounts: refused (_seccomp.py)
     env = {"HOME": req["workdir"], "TMPDIR": req["workdir"], "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     os.environ.clear()
     os.environ.update(env)
@@ -470,15 +526,21 @@ def _zygote(cfg: dict) -> None:
     mode, uid = cfg["mode"], cfg.get("uid")
     tmp_binds = [b for b in (cfg.get("root") or {}).get("binds", []) if b.startswith(WORKDIR + "/")]
     sock = socket.socket(fileno=int(cfg["ctl_fd"]))
+    global _SECCOMP
+    in_userns = False
     try:
-        if mode == "namespaces":
+        _SECCOMP = _load_seccomp()
+        if mode == "namespaces" and os.geteuid() != 0:
+            _enter_user_namespace(libc, sock.fileno())
+            in_userns = True
+        elif mode == "namespaces":
             _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
         elif mode == "unsafe-process" and os.geteuid() == 0:
             libc.unshare(_CLONE_NEWNET | _CLONE_NEWIPC)  # best effort; the client's probe says what it got
         own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY) if mode in STRONG else None
         search_calendar = _preload(cfg["python_paths"])
         if mode == "namespaces":
-            _enter_minimal_root(libc, cfg["root"])
+            _enter_minimal_root(libc, cfg["root"], own_proc=in_userns)
         private_fs = mode == "unsafe-process" and _probe_private_fs(libc, cfg.get("probe_dir"), uid)
     except BaseException as e:  # noqa: BLE001 - told to the client, which says why the mode is unavailable
         sock.sendall((json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n").encode())

@@ -33,7 +33,13 @@ def bwrap_argv(plan: RootPlan, *, as_root: bool) -> list[str]:
         argv += ["--perms", "0755", "--dir", d]  # can still import lazily from the runtime
     for p in plan.binds:
         argv += ["--ro-bind", p, p]
-    argv += ["--dev", "/dev", "--proc", "/proc", "--dir", "/tmp", "--remount-ro", "/", "--chdir", "/",
+    # /dev: a tmpfs with the five devices and the fd links, not bwrap's --dev (which adds tty, ptmx, pts, shm)
+    argv += ["--tmpfs", "/dev"]
+    for name in ("null", "zero", "full", "random", "urandom"):
+        argv += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for i, name in enumerate(("stdin", "stdout", "stderr")):
+        argv += ["--symlink", f"/proc/self/fd/{i}", f"/dev/{name}"]
+    argv += ["--symlink", "/proc/self/fd", "/dev/fd", "--proc", "/proc", "--dir", "/tmp", "--remount-ro", "/", "--chdir", "/",
              "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8", "--"]
     return argv
 

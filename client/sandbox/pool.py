@@ -25,6 +25,7 @@ import sys
 import tempfile
 from contextlib import suppress
 
+from . import _seccomp
 from . import bwrap as _bwrap
 from .limits import DEFAULT_LIMITS, KINDS, MAX_CODE_BYTES, STRONG_KINDS, ExecResult, Limits, SandboxError
 from .procs import SHARED_WD, slot_uids, sweep_uid
@@ -54,11 +55,45 @@ for line in open("/proc/self/mountinfo"):  # a later mount on the same point hid
     mounts[f[4]] = "ro" in f[5].split(",")
 stop = set(json.loads(STOP))
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)
-print(json.dumps({"pid": os.getpid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def refused(fn, *args):
+    r = fn(*args)
+    return r == -1 and ctypes.get_errno() in (1, 38)  # EPERM (the filter), ENOSYS
+kernel = {}
+if NRS:  # each call as the snippet would make it; True when the kernel refuses it
+    kernel = {"userns": refused(libc.syscall, NRS["unshare"], 0x10000000),
+              "clone_newuser": refused(libc.syscall, NRS["clone"], 0x10000000 | 17, 0, 0, 0, 0),
+              "shm": refused(libc.syscall, NRS["shmget"], 0, 1 << 20, 0o1600),
+              "msg": refused(libc.syscall, NRS["msgget"], 0, 0o1600),
+              "sem": refused(libc.syscall, NRS["semget"], 0, 1, 0o1600),
+              "mq": refused(libc.syscall, NRS["mq_open"], b"span-probe", 0o100 | 2, 0o600, None),
+              "memfd": refused(libc.syscall, NRS["memfd_create"], b"probe", 0),
+              "keyring": refused(libc.syscall, NRS["add_key"], b"user", b"span-probe", b"x", 1, -4)
+              and refused(libc.syscall, NRS["keyctl"], 0, -3, 0)}
+print(json.dumps({"pid": os.getpid(), "kernel": kernel, "ipc_ns": os.readlink("/proc/self/ns/ipc"),
+                  "dev": sorted(os.listdir("/dev")) if os.path.isdir("/dev") else [], "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
                   "interfaces": [n for _, n in socket.if_nameindex()], "mounts": sorted(mounts.items()),
                   "uid": os.getuid(), "cap_eff": int(status["CapEff"].strip(), 16), "cwd": os.getcwd(),
                   "cwd_entries": os.listdir("."), "paths": walk("/", stop) if STRONG else []}))
 """
+
+# What a strong mode's /dev holds: five devices and the links to a process's own descriptors.
+DEV_ENTRIES = frozenset({"null", "zero", "full", "random", "urandom", "stdin", "stdout", "stderr", "fd"})
+
+
+def _nrs() -> dict:
+    table = _seccomp.TABLES.get(os.uname().machine)
+    names = ("unshare", "clone", "shmget", "msgget", "semget", "mq_open", "memfd_create", "add_key", "keyctl")
+    return {n: table[2][n] for n in names} if table else {}
+
+
+def _own_ipc_ns() -> str | None:
+    try:
+        return os.readlink("/proc/self/ns/ipc")
+    except OSError:
+        return None
+
 
 _LIVE: set["Sandbox"] = set()  # started and not closed: what emergency_cleanup() must undo
 
@@ -119,6 +154,9 @@ class Sandbox:
                 "pid_namespace": seen.get("pids") == [1],
                 "private_root": strong and bool(seen),  # checked by _verify: nothing but the runtime
                 "read_only_system": bool(seen) and not rw,
+                # the kernel refuses keyrings, SysV/POSIX IPC, memfd and new namespaces (_seccomp.py)
+                "seccomp": bool(seen.get("kernel")) and all(seen["kernel"].values()),
+                "ipc_namespace": bool(seen) and seen.get("ipc_ns") != _own_ipc_ns(),
                 "audit_hook": self.audit_hook}
 
     # ------------------------------------------------------------------------------------------ start
@@ -146,8 +184,6 @@ class Sandbox:
     def _unavailable(self, kind: str) -> str | None:
         if kind == "bwrap" and shutil.which("bwrap") is None:
             return f"bwrap is not installed ({_bwrap.INSTALL_HINT})"
-        if kind == "namespaces" and os.geteuid() != 0:
-            return "needs root (it makes its namespaces itself)"
         if kind == "namespaces" and not os.path.isdir("/tmp"):
             return "needs a /tmp folder to build its root on"
         return None
@@ -187,7 +223,8 @@ class Sandbox:
         z = Zygote(self.kind, self._plan, uid, os.path.join(self._root, SHARED_WD) if self._root else None)
         await z.start()
         try:
-            probe = f"STOP = {json.dumps(self._stop_dirs())!r}\nSTRONG = {self.kind in STRONG_KINDS}\n" + PROBE
+            probe = (f"STOP = {json.dumps(self._stop_dirs())!r}\nSTRONG = {self.kind in STRONG_KINDS}\n"
+                     f"NRS = {_nrs()!r}\n" + PROBE)
             res = await z.run(probe, DEFAULT_LIMITS, self._workdir(), audit_hook=False)
             if not res.ok:
                 last = (res.stderr.strip().splitlines() or [res.exit_reason])[-1]
@@ -209,10 +246,21 @@ class Sandbox:
         return [*(self._plan.binds if self._plan else ()), "/proc", "/dev"]
 
     def _verify(self, seen: dict, uid: int | None) -> None:
-        """A strong mode's snippet must see nothing of the host but the plan's binds: raise if it does."""
-        if self.kind not in STRONG_KINDS:
-            return
+        """A strong mode's snippet must see nothing of the host but the plan's binds: raise if it does.
+        In every mode (on an architecture with a filter table), the kernel must refuse what _seccomp.py
+        lists: a keyring, System V or POSIX IPC, a memfd, a new user namespace."""
         problems = []
+        allowed = [k for k, ok in seen.get("kernel", {}).items() if not ok]
+        if _seccomp.supported(os.uname().machine) and allowed:
+            problems.append(f"the kernel lets it use {', '.join(sorted(allowed))}")
+        if self.kind not in STRONG_KINDS:
+            if problems:
+                raise SandboxError("its check run found " + "; ".join(problems))
+            return
+        if set(seen["dev"]) - DEV_ENTRIES:
+            problems.append(f"its /dev holds {sorted(set(seen['dev']) - DEV_ENTRIES)}")
+        if seen["ipc_ns"] == _own_ipc_ns():
+            problems.append("it shares the client's IPC namespace")
         if seen["pids"] != [1] or seen["pid"] != 1:
             problems.append(f"it sees other processes ({seen['pids'][:5]})")
         if seen["interfaces"] != ["lo"]:

@@ -240,9 +240,18 @@ def mode_unavailable(kind: str) -> str | None:
         ok, why = bwrap_status()
         if kind == "bwrap" or os.geteuid() != 0:
             return None if ok else why
-    if kind in ("auto", "namespaces") and os.geteuid() != 0:
-        return "needs root"
+    if kind in ("auto", "namespaces") and os.geteuid() != 0 and not _userns_works():
+        return "needs root or unprivileged user namespaces"
     return None
+
+
+def _userns_works() -> bool:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    r = subprocess.run([unshare, "--user", "--map-root-user", "--mount", "--pid", "--fork", "--net", "true"],
+                       capture_output=True, timeout=30)
+    return r.returncode == 0
 
 
 def sandbox_processes(client_pid: int) -> list[int]:
@@ -273,3 +282,133 @@ def sandbox_folders(client_pid: int) -> list[str]:
     """The span-sandbox-* folders a client process made (their names carry its pid)."""
     tmp = tempfile.gettempdir()
     return [n for n in os.listdir(tmp) if n.startswith(f"span-sandbox-{client_pid}-")]
+
+
+# ------------------------------------------------------------------------------------------ issue 33
+# The five programs behind findings 1-3: memory pinned outside the address-space limit (System V shared
+# memory), IPC objects and keys left for the next program, a user namespace with a tmpfs of its own. Each
+# disarms the audit hook first and prints what it obtained; the tests read those lines. LEAK_KEY is the
+# System V key both the leaver and the reader use; ABUSE_MARK is what the leaver stores.
+LEAK_KEY = 0x5350414E
+ABUSE_MARK = "span-abuse-marker-33"
+
+_LIBC = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def err():
+    return os.strerror(ctypes.get_errno())
+"""
+
+
+def abuse_programs() -> dict[str, str]:
+    return {
+        "pin shared memory": DISARM + _LIBC + """libc.shmat.restype = ctypes.c_void_p
+pinned = 0
+for i in range(24):  # 24 x 64 MiB = 1.5 GiB, three times a 512 MiB limit
+    sid = libc.shmget(0, 64 << 20, 0o1600)
+    if sid < 0:
+        print("shmget refused:", err())
+        break
+    addr = libc.shmat(sid, None, 0)
+    if addr is None or addr == ctypes.c_void_p(-1).value:
+        print("shmat refused:", err())
+        break
+    ctypes.memset(addr, 1, 64 << 20)
+    libc.shmdt(ctypes.c_void_p(addr))  # detached: no longer in the address space, still in RAM
+    pinned += 64
+print("pinned MiB", pinned)
+""",
+        "leave IPC objects": DISARM + _LIBC + f"""libc.shmat.restype = ctypes.c_void_p
+left = []
+sid = libc.shmget({LEAK_KEY}, 4096, 0o1666)
+if sid >= 0:
+    addr = libc.shmat(sid, None, 0)
+    ctypes.memmove(addr, {ABUSE_MARK.encode()!r}, {len(ABUSE_MARK)})
+    left.append("shm")
+mid = libc.msgget({LEAK_KEY}, 0o1666)
+if mid >= 0:
+    msg = ctypes.create_string_buffer(ctypes.sizeof(ctypes.c_long) + 64)
+    ctypes.c_long.from_buffer(msg).value = 1
+    msg[ctypes.sizeof(ctypes.c_long):ctypes.sizeof(ctypes.c_long) + {len(ABUSE_MARK)}] = {ABUSE_MARK.encode()!r}
+    if libc.msgsnd(mid, msg, 64, 0o4000) == 0:
+        left.append("msg")
+sem = libc.semget({LEAK_KEY}, 1, 0o1666)
+if sem >= 0 and libc.semctl(sem, 0, 16, 4242) == 0:  # SETVAL
+    left.append("sem")
+libc.mq_open.restype = ctypes.c_int
+q = libc.mq_open(b"/span-abuse-33", 0o100 | 2, 0o666, None)
+if q >= 0 and libc.mq_send(q, {ABUSE_MARK.encode()!r}, {len(ABUSE_MARK)}, 0) == 0:
+    left.append("mqueue")
+print("left", left, "last error:", err())
+""",
+        "leave keys": DISARM + _LIBC + f"""left = []
+for name, ring in (("user", -4), ("session", -3), ("process", -2)):
+    k = libc.syscall(SYS_add_key, b"user", b"span-abuse-" + name.encode(), {ABUSE_MARK.encode()!r},
+                     {len(ABUSE_MARK)}, ring)
+    if k >= 0:
+        left.append(name)
+    else:
+        print("add_key", name, "refused:", err())
+print("left keys", left)
+""",
+        "read what the last program left": DISARM + _LIBC + f"""libc.shmat.restype = ctypes.c_void_p
+found = []
+sid = libc.shmget({LEAK_KEY}, 0, 0)
+if sid >= 0:
+    addr = libc.shmat(sid, None, 0o10000)
+    if addr not in (None, ctypes.c_void_p(-1).value):
+        found.append(("shm", ctypes.string_at(addr, 40)))
+mid = libc.msgget({LEAK_KEY}, 0)
+if mid >= 0:
+    found.append(("msg queue", mid))
+sem = libc.semget({LEAK_KEY}, 0, 0)
+if sem >= 0:
+    found.append(("sem", libc.semctl(sem, 0, 12)))  # GETVAL
+q = libc.mq_open(b"/span-abuse-33", 0)
+if q >= 0:
+    found.append(("mqueue", q))
+for name, ring in (("user", -4), ("session", -3)):
+    k = libc.syscall(SYS_keyctl, 10, ring, b"user", b"span-abuse-" + name.encode(), 0)  # KEYCTL_SEARCH
+    if k >= 0:
+        found.append(("key", name))
+print("found", found)
+""",
+        "user namespace and tmpfs": DISARM + _LIBC + """libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE, as the issue's program did
+if libc.unshare(0x10000000 | 0x00020000) != 0:  # CLONE_NEWUSER | CLONE_NEWNS
+    print("unshare refused:", err())
+else:
+    filled = 0
+    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=8g") == 0:
+        for i in range(64):  # up to 1 GiB in 16 MiB files
+            try:
+                with open(f"/tmp/fill{i}", "wb") as f:
+                    f.write(b"x" * (16 << 20))
+                filled += 16
+            except OSError as e:
+                print("write stopped:", e)
+                break
+    else:
+        print("mount refused:", err())
+    print("filled MiB", filled)
+""",
+    }
+
+
+def with_syscall_numbers(code: str) -> str:
+    """Prefix a program with this machine's add_key/keyctl numbers (as a cheater would look them up)."""
+    from span_toolkit.client.sandbox._seccomp import TABLES
+
+    nrs = TABLES[os.uname().machine][2]
+    return code.replace("libc = ctypes.CDLL", f"SYS_add_key, SYS_keyctl = {nrs['add_key']}, {nrs['keyctl']}\n"
+                                               "libc = ctypes.CDLL", 1)
+
+
+def key_users() -> dict[int, str]:
+    """/proc/key-users: uid -> its line (every uid that holds keys or keyrings)."""
+    out = {}
+    try:
+        for line in Path("/proc/key-users").read_text().splitlines():
+            uid = line.split(":", 1)[0].strip()
+            out[int(uid)] = line
+    except OSError:
+        pass
+    return out
