@@ -15,6 +15,8 @@ COMMANDS = {  # name: (module, help)
              "offline end-to-end with the scripted agents: generate, evaluate, report (no API key)"),
     "export": ("span_toolkit.client.commands.export",
                "write a run folder as an inspect_ai log (open it with `inspect view`)"),
+    "fragmentation": ("span_toolkit.client.commands.fragmentation",
+                      "the date fragmentation ratio F of tokenizers (Date Fragments paper, Tables 2 and 4), offline"),
 }
 
 # The base install (`pip install span-toolkit`) is the core and the MCP server; these commands need the

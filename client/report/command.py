@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from ..rundir import run_files_in
-from . import analysis, cost_and_epochs, figures, tables
+from . import analysis, cost_and_epochs, dateaug, figures, tables
 from .loading import RunInputError, group_series, load_run
 from .stats import DEFAULT_SEED, N_RESAMPLES
 from .tokens import load_tokenizer
@@ -50,6 +50,14 @@ def _say(quiet: bool, msg: str) -> None:
         print(msg)
 
 
+def summary_warnings(run) -> list[str]:
+    """The warnings of a run's own summary.json (a model that never called a tool, answers cut off while
+    thinking, a Time Agent stopped at its code-run limit …), each with its run folder; the one-word warning,
+    which the report works out again per series, is left to that."""
+    said = (run.summary or {}).get("warnings") or []
+    return [f"{run.label}: {w}" for w in said if isinstance(w, str) and "polar answers are" not in w]
+
+
 def run(args) -> int:
     return write_report(args.run_dirs, args.out, resamples=args.resamples, seed=args.seed,
                         with_figures=not args.no_figures, with_tiktoken=not args.no_tiktoken,
@@ -76,6 +84,7 @@ def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLE
             continue
         runs.append(r)
         warnings.extend(r.warnings)
+        warnings.extend(summary_warnings(r))  # every warning the eval summary gave is kept
     if not runs:
         print("error: no usable run folder; nothing to report (a run folder holds results.jsonl "
               "written by `span-client eval`)", file=sys.stderr)
@@ -113,6 +122,7 @@ def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLE
     md = tables.render_markdown(rep, figs, csv_files, [str(d) for d in run_dirs], errors, warnings,
                                 notes)
     md = cost_and_epochs.insert_section(md, rep.get("scale") or [])
+    md, rep["dateaug"] = dateaug.add_section(md, series, resamples=resamples, seed=seed)  # Date Fragments
     (out / "report.md").write_text(md, encoding="utf-8")
     rep.update({"inputs": inputs, "unusable_inputs": errors, "warnings": warnings,
                 "figures": [f for f, _ in figs], "figure_notes": notes, "csv_files": csv_files,

@@ -1,0 +1,114 @@
+"""DateAugBench's tasks (the Date Fragments paper, date-fragments-paper.txt), as a task family read top
+to bottom:
+
+    formats.py     the written forms of a Gregorian date (1600-2600 and beyond), their notes, reading them
+    questions.py   the two templates and reading a question back
+    build.py       planning a date's 320 questions (four periods), their code, gold by executing it
+    judge.py       the rules judge (yes/no; a date in any form, any gold variant)
+    answer.py      how the offline agents answer (tools, program, baseline)
+
+    format_switch    "Are "20250314" (YYYYMMDD) and "March 14th, 2025" the same date? Answer Yes or No."
+    date_arithmetic  "What date is 10,000 days before "5/4/2025" (M/D/YYYY)? Answer with the date."
+
+Selected with ``span-client generate --families dateaug`` (alone or beside paper/extended). The
+fragmentation ratio of each instance's date strings is the client's (span_toolkit.client.fragmentation):
+the core stays free of tokenizers.
+
+Options: ``ambiguous`` (off by default) writes the slash forms of arithmetic base dates without their
+pattern note ("5/4/2025"); the gold then lists the answer of every reading ("2022-11-18; 2022-12-17"
+style) and the judge accepts any of them, as DateAugBench's gold sets do. Context-based resolution
+(TimeQA passages) is not part of the family: its passages and answers are not available offline.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Iterable, Iterator
+
+from ..errors import QuestionParseError
+from ..family import Verdict
+from . import formats
+from .answer import answer_from_results, baseline_answer, program, tool_calls
+from .build import (ARITH_FORMATS, DATEAUG_PER_DATE, NEAR_MISSES, PERIODS, SWITCH_FORMATS, PlannedDateaug,
+                    build_dateaug, execute_dateaug, generate_dateaug, period_of, plan_dateaug)
+from .judge import extract_answer_date, judge_dateaug
+from .questions import DIRECTION, QUESTION_FORMATS, REASONING_TYPES, ParsedDateaug, looks_dateaug, parse_dateaug
+
+
+def _ambiguous(options: Any) -> bool:
+    """The family's own option, from whatever carries the generation options (attribute or mapping)."""
+    for holder in (options, getattr(options, "family_options", None), getattr(options, "extra", None)):
+        if isinstance(holder, dict):
+            val = holder.get("dateaug_ambiguous", holder.get("ambiguous_dates"))
+        else:
+            val = getattr(holder, "dateaug_ambiguous", None) if holder is not None else None
+        if val:
+            return True
+    return False
+
+
+def _date_of(day: Any) -> date:
+    """The evaluation date of an EvalDay (or a datetime.date)."""
+    return day if isinstance(day, date) else day.date
+
+
+def instance_strata(inst: dict) -> tuple:
+    v = inst["variables"]
+    return (f"dateaug:{inst['reasoning_type']}", inst["template_id"], v["period"], inst["question_format"],
+            "no" if v.get("near_miss") else "yes", "+".join(v["formats"]), inst["eval_date"])
+
+
+class DateaugFamily:
+    name = "dateaug"
+    summary = ("DateAugBench (the Date Fragments paper): same-date recognition across ten written forms and "
+               "date arithmetic with the base date in five forms, over past, near-past, present and future dates")
+    question_openings = ("'Are \"<date>\" and \"<date>\" the same date?'", "'What date is <N> days|weeks|months'")
+    reasoning_types = REASONING_TYPES
+    question_formats = tuple(QUESTION_FORMATS[rt] for rt in REASONING_TYPES)
+    directions = (DIRECTION,)
+
+    def per_date(self, request: Any) -> int:
+        return DATEAUG_PER_DATE
+
+    def plan(self, day: Any, request: Any) -> list[PlannedDateaug]:
+        return plan_dateaug(_date_of(day), getattr(request, "seed", 0), _ambiguous(request))
+
+    def build(self, day: Any, request: Any, planned: Iterable[PlannedDateaug], search: Any) -> Iterator[dict]:
+        return build_dateaug(_date_of(day), planned)
+
+    def execute(self, instance: dict, search: Any) -> tuple[Any, Any]:
+        return execute_dateaug(instance, search)
+
+    def strata(self, instance: dict) -> tuple:
+        return instance_strata(instance)
+
+    def parse(self, text: str) -> ParsedDateaug | None:
+        if not looks_dateaug(text):
+            return None
+        try:
+            return parse_dateaug(text)
+        except ValueError as exc:
+            raise QuestionParseError(f"dateaug question: {exc}") from None
+
+    def judge(self, instance: dict, answer: str) -> Verdict:
+        return judge_dateaug(instance, answer)
+
+    def reference_calls(self, parsed: ParsedDateaug) -> list[dict]:
+        return tool_calls(parsed)
+
+    def reference_answer(self, parsed: ParsedDateaug, results: list[dict]) -> str:
+        return answer_from_results(parsed, results)
+
+    def reference_program(self, parsed: ParsedDateaug) -> str:
+        return program(parsed)
+
+    def baseline_answer(self, parsed: ParsedDateaug) -> str:
+        return baseline_answer(parsed)
+
+
+FAMILY = DateaugFamily()
+
+__all__ = ["FAMILY", "DateaugFamily", "formats", "PERIODS", "SWITCH_FORMATS", "ARITH_FORMATS", "NEAR_MISSES",
+           "DATEAUG_PER_DATE", "ParsedDateaug", "parse_dateaug", "plan_dateaug", "build_dateaug",
+           "generate_dateaug", "execute_dateaug", "judge_dateaug", "extract_answer_date", "period_of",
+           "instance_strata"]
