@@ -11,7 +11,7 @@ Scripted:  the 1,780 instances of one date, each program run alone in the sandbo
            --model reference --with-tools` on the same date, for the ratio.
 
     python benchmarks/bench_sandbox.py [--runs 200] [--date 2025-07-01] [--sandbox auto] [--reference]
-                                       [--skip-scripted]
+                                       [--skip-scripted] [--compare-with GITREV]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from span_toolkit.client.judges.rules import CORRECT, judge_answer  # noqa: E402
-from span_toolkit.client.providers.scripted import final_answer, program_for  # noqa: E402
+from span_toolkit.client.agents.scripted import final_answer, program_for  # noqa: E402
 from span_toolkit.client.sandbox import KINDS, Sandbox, SandboxError, python_paths  # noqa: E402
 from span_toolkit.client.sandbox.bwrap import bwrap_argv  # noqa: E402
 from span_toolkit.client.sandbox.procs import CHILD_SCRIPT  # noqa: E402
@@ -119,8 +119,49 @@ def reference_eval(day: date) -> float:
         return time.perf_counter() - t
 
 
+def sandbox_at(rev: str):
+    """client/sandbox as it was at git revision ``rev``, imported as a separate package (its zygote script
+    runs from a temporary folder), for a before/after comparison at the same load."""
+    import importlib
+
+    d = tempfile.mkdtemp(prefix="span-bench-sandbox-")
+    os.chmod(d, 0o755)
+    pkg = os.path.join(d, "span_sandbox_at_rev")
+    os.mkdir(pkg)
+    names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:client/sandbox"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    for name in names:
+        if name.endswith(".py"):
+            text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:client/sandbox/{name}"],
+                                  capture_output=True, text=True, check=True).stdout
+            Path(pkg, name).write_text(text)
+    sys.path.insert(0, d)
+    return importlib.import_module("span_sandbox_at_rev")
+
+
+async def compare(rev: str, n: int) -> None:
+    """p50 / p95 per snippet, this tree against ``rev``, interleaved in rounds of 20 (same load)."""
+    old = sandbox_at(rev)
+    for kind in ("bwrap", "namespaces", "unsafe-process"):
+        try:
+            async with old.Sandbox(kind) as a, Sandbox(kind) as b:
+                for label, code in (("empty snippet", "pass"), ("Appendix F example 1", EXAMPLE_1)):
+                    xa, xb = [], []
+                    for _ in range(max(1, n // 20)):
+                        xa += await runs(a, code, 20)
+                        xb += await runs(b, code, 20)
+                    row(f"{kind}: {label}, at {rev[:10]}", xa)
+                    row(f"{kind}: {label}, this tree", xb)
+                    print(f"    p50 ratio this tree / {rev[:10]}: {pct(xb, .5) / pct(xa, .5):.3f}")
+        except (SandboxError, old.SandboxError) as e:
+            print(f"  {kind}: not available here ({e})")
+
+
 async def main(args) -> None:
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    if args.compare_with:
+        await compare(args.compare_with, args.runs)
+        return
     modes = []
     for kind in KINDS[1:]:
         try:
@@ -163,5 +204,7 @@ if __name__ == "__main__":
     ap.add_argument("--date", default="2025-07-01", help="evaluation date for the scripted run")
     ap.add_argument("--reference", action="store_true", help="also time span-client eval --model reference")
     ap.add_argument("--skip-scripted", action="store_true", help="only start-up and execution")
+    ap.add_argument("--compare-with", metavar="GITREV",
+                    help="only: per-snippet time of this tree against client/sandbox at GITREV, interleaved")
     ap.add_argument("--sandbox", choices=KINDS, default="auto", help="mode for the scripted run (default auto)")
     asyncio.run(main(ap.parse_args()))
