@@ -17,7 +17,7 @@ from datetime import date
 from . import formats as F
 
 REASONING_TYPES = ("format_switch", "date_arithmetic")
-QUESTION_FORMATS = {"format_switch": "polar", "date_arithmetic": "date"}
+QUESTION_FORMATS = {"format_switch": "polar", "date_arithmetic": "content"}  # content: the answer is a date
 DIRECTION = "gregorian->gregorian"
 UNITS = ("days", "weeks", "months")
 
