@@ -36,6 +36,7 @@ from .providers import ModelSpecError, Provider, make_provider
 from .providers.errors import context_overflow_sizes, error_signature
 from .progress import Progress
 from .providers.thinking import ReasoningSettingError, reasoning_settings
+from .rundir.summary import reasoning_line
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
 from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
@@ -272,6 +273,8 @@ class EvalRun:
             summary["interrupted"] = True
         folder.write_info(info)
         folder.write_summary(summary)
+        if summary.get("reasoning") and not spec.quiet:  # a thinking model's tokens apart (#30)
+            print(f"span-client: {reasoning_line(summary)}", file=sys.stderr)
         n_left = max(0, len(ids) * spec.epochs - sum(1 for a in attempts if a <= spec.epochs))
         unit = "attempt" if spec.epochs > 1 else "instance"
         left = f"{n_left} {unit}{'s' if n_left != 1 else ''} not asked"

@@ -108,6 +108,9 @@ def _series_block(s: Series) -> dict:
               "by_eval_date": {d: {"provider": tok_mod.provider_output_tokens(dates[d]),
                                    "tiktoken": tok_mod.tiktoken_output_tokens(dates[d])}
                                for d in sorted(dates)}}
+    reasoning = tok_mod.reasoning_output_tokens(recs)
+    if reasoning is not None:  # a thinking model: its reasoning tokens apart from the visible ones
+        tokens["reasoning"] = reasoning
     return {"model": s.model, "mode": s.mode, "label": s.label, "sources": s.sources,
             "n_instances": len(recs), "eval_dates": sorted(dates),
             "overall": stats.count(recs), "by": by, "by_date_and": by_date_and, "tokens": tokens}

@@ -5,6 +5,7 @@ model's behaviour (repeated tool calls caught, final requests without tools, ans
 from __future__ import annotations
 
 from ..rundir.counts import ActionTally, FormatTally, one_word_warning
+from ..rundir.summary import AgentTally
 from .loading import Series
 from .formatting import cell, md_table, mode_label, pct
 
@@ -28,6 +29,10 @@ def answer_figures(series_list: list[Series]) -> list[dict]:
         if s.mode == "time_agent":
             row["answers_without_code"] = actions.answers_without_code
             row["code_reminders"] = actions.code_reminders
+            agent = AgentTally()
+            for r in s.records:
+                agent.add({**r, "mode": "time_agent"})
+            row["agent"] = agent.result()
         rows.append(row)
     return rows
 
@@ -71,14 +76,24 @@ def render(w, answers: list[dict]) -> None:
     if agents:
         w("Time Agent: a first reply without a program is reminded once to write one; *answers without code* "
           "are final answers given without any program having run.\n")
-        w(md_table(["Model", "Answers without code", "Reminded to write a program"],
-                   [[a["model"], str(a["answers_without_code"]), str(a["code_reminders"])] for a in agents], "lrr"))
+        w("*Stopped at the limit*: still writing code when the code runs were spent, and again in reply to one "
+          "last request for the answer — no answer (NOT_ATTEMPTED), never a verdict read from a program. "
+          "*Repeated programs*: identical to one already run, not run again.\n")
+        w(md_table(["Model", "Answers without code", "Reminded to write a program", "Stopped at the limit",
+                    "Repeated programs caught", "Answers that repeated the prompt"],
+                   [[a["model"], str(a["answers_without_code"]), str(a["code_reminders"]),
+                     str(a.get("agent", {}).get("stopped_at_limit", "–")),
+                     str(a.get("agent", {}).get("program_repeats_caught", "–")),
+                     str(a.get("agent", {}).get("prompt_echoes", "–"))] for a in agents], "lrrrrr"))
         w("")
 
 
 def csv_row(a: dict) -> dict:
     row = {"model": a["model"], "mode": a["mode"], **a.get("loop_guard", {}),
            "answers_without_code": a.get("answers_without_code"), "code_reminders": a.get("code_reminders")}
+    if "agent" in a:
+        row.update({"stopped_at_limit": a["agent"]["stopped_at_limit"],
+                    "program_repeats_caught": a["agent"]["program_repeats_caught"]})
     for fmt in ("content", "polar"):
         for k in ("n_scored", "n_correct", "accuracy"):
             row[f"{fmt}_{k}"] = a[fmt][k]

@@ -14,7 +14,7 @@ from ..rundir.folder import RESULTS
 _KEEP = ("id", "eval_date", "reasoning_type", "question_format", "direction", "source_calendar",
          "target_calendar", "template_id", "mode", "model", "final_answer", "stop_reason", "usage",
          "error", "verdicts", "primary_judge", "correct", "gold", "answer", "code_runs", "repeats_caught",
-         "final_turn", "code_reminder", "answered_without_code", "disputed", "epoch")
+         "final_turn", "code_reminder", "answered_without_code", "disputed", "epoch", "thinking_cut", "prompt_echo")
 # what the scale section (client.report.cost_and_epochs) reads of every attempt
 _ATTEMPT = ("id", "epoch", "correct", "reasoning_type", "question_format", "direction", "eval_date",
             "cost_usd", "requests", "batch_requests", "cache_hits", "judge_requests", "judge_cache_hits",

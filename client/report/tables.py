@@ -68,7 +68,8 @@ def write_csvs(out: Path, rep: dict, crosstab_rows: list[dict]) -> list[str]:
             ["model", "mode", "content_n_scored", "content_n_correct", "content_accuracy", "polar_n_scored",
              "polar_n_correct", "polar_accuracy", "polar_yes", "polar_no", "polar_neither", "polar_yes_share",
              "polar_gold_yes_share", "repeats_caught", "final_turns", "final_turn_answers", "answers_without_code",
-             "code_reminders"])
+             "code_reminders", *(["stopped_at_limit", "program_repeats_caught"]
+                                 if any("agent" in a for a in rep["answers"]) else [])])
     if rep.get("code_runs"):
         put("time_agent_code_runs.csv", [{k: v for k, v in r.items() if k != "failed_by_reason"}
                                          for r in rep["code_runs"]],
@@ -245,6 +246,25 @@ def render_markdown(rep: dict, figures: list[tuple[str, str]], csv_files: list[s
     w(md_table(["Model", "Mode", "Provider output tokens: mean / median (n)",
                 f"tiktoken {tk['encoding']}: mean / median (n)"], rows, "llrr"))
     w("")
+    thinking = [s for s in S if s["tokens"].get("reasoning")]
+    if thinking:
+        w("Thinking models: *reasoning* tokens as the provider reported them (OpenAI "
+          "`completion_tokens_details.reasoning_tokens`, Anthropic `output_tokens_details.thinking_tokens`), else "
+          "the recorded thinking counted offline (*counted by*); *visible* = output tokens minus reasoning tokens. "
+          "Providers bill reasoning tokens as output tokens, so cost and `--budget` include them (once). The "
+          "thinking is kept in the result lines (`thinking`) and never judged; *ran out while thinking*: replies "
+          "cut at `--max-tokens` before any answer (graded NOT_ATTEMPTED, never INCORRECT).\n")
+        rows = []
+        for s in thinking:
+            r = s["tokens"]["reasoning"]
+            rows.append([s["model"], mode_label(s["mode"]), _tok(r["reasoning"]), _tok(r["visible"]),
+                         ", ".join(r["sources"]) or "—", f"{r['thinking_cut']} of {r['n']}"])
+        w(md_table(["Model", "Mode", "Reasoning tokens: mean / median (n)", "Visible output tokens: mean / median (n)",
+                    "Counted by", "Ran out of tokens while thinking"], rows, "llrrlr"))
+        w("")
+        if any(s["tokens"]["reasoning"]["thinking_cut"] for s in thinking):
+            w("- **Raise `--max-tokens`** for the series with answers cut off while thinking: reasoning models "
+              "often need 8,192 to 32,768 output tokens per request (see docs/reasoning-models.md).\n")
 
     w("## Judge agreement (rules vs LLM judge, as in the paper's Appendix B)\n")
     if not rep["agreement"]:

@@ -158,6 +158,23 @@ class ThinkingTally:
                 "visible_output_tokens": max(0, self.output - self.reasoning) if self.output_known else None}
 
 
+def reasoning_line(summary: dict) -> str | None:
+    """The console's line on a thinking model's tokens (None for a model that does not think)."""
+    r = summary.get("reasoning")
+    if not r:
+        return None
+    how = []
+    if r["lines_reported_by_provider"]:
+        how.append(f"{r['lines_reported_by_provider']} instances as the provider reported them")
+    if r["lines_counted_offline"]:
+        how.append(f"{r['lines_counted_offline']} counted offline")
+    visible = (f"; {r['visible_output_tokens']:,} visible of {r['output_tokens']:,} output tokens"
+               if r.get("output_tokens") is not None else "")
+    return (f"reasoning: {r['instances_with_thinking']} instances thought; {r['reasoning_tokens']:,} reasoning tokens"
+            + (f" ({', '.join(how)})" if how else "") + visible
+            + (f"; {r['thinking_cut']} ran out of tokens while thinking (no answer)" if r["thinking_cut"] else ""))
+
+
 def thinking_cut_warning(n_cut: int, n_answered: int) -> str:
     return (f"{n_cut} of {n_answered} instances ran out of output tokens while thinking: no answer (graded "
             f"NOT_ATTEMPTED, never INCORRECT; result lines have thinking_cut); raise --max-tokens (reasoning "
