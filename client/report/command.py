@@ -58,14 +58,6 @@ def summary_warnings(run) -> list[str]:
     return [f"{run.label}: {w}" for w in said if isinstance(w, str) and "polar answers are" not in w]
 
 
-def summary_warnings(run) -> list[str]:
-    """The warnings of a run's own summary.json (a model that never called a tool, answers cut off while
-    thinking, a Time Agent stopped at its code-run limit …), each with its run folder; the one-word warning,
-    which the report works out again per series, is left to that."""
-    said = (run.summary or {}).get("warnings") or []
-    return [f"{run.label}: {w}" for w in said if isinstance(w, str) and "polar answers are" not in w]
-
-
 def run(args) -> int:
     return write_report(args.run_dirs, args.out, resamples=args.resamples, seed=args.seed,
                         with_figures=not args.no_figures, with_tiktoken=not args.no_tiktoken,
@@ -92,7 +84,6 @@ def write_report(run_dirs: list, out: str | Path, *, resamples: int = N_RESAMPLE
             continue
         runs.append(r)
         warnings.extend(r.warnings)
-        warnings.extend(summary_warnings(r))  # every warning the eval summary gave is kept
         warnings.extend(summary_warnings(r))  # every warning the eval summary gave is kept
     if not runs:
         print("error: no usable run folder; nothing to report (a run folder holds results.jsonl "

@@ -148,24 +148,3 @@ def reasoning_output_tokens(records: list[dict]) -> dict | None:
         return None
     return {"reasoning": _summ(reasoning), "visible": _summ(visible), "sources": sorted(sources),
             "thinking_cut": cut, "n": len(records)}
-
-def reasoning_output_tokens(records: list[dict]) -> dict | None:
-    """A thinking model's output tokens apart (issue 30): reasoning (as the provider reported them, else counted
-    offline: ``usage.reasoning_tokens_source``) and visible (the rest of ``usage.output_tokens``), per answer;
-    and the answers that ran out of tokens while thinking. None when no record thought (the report is then as
-    it always was)."""
-    reasoning, visible, sources = [], [], set()
-    cut = 0
-    for r in records:
-        cut += bool(r.get("thinking_cut"))
-        u = r.get("usage")
-        if not isinstance(u, dict) or not isinstance(u.get("reasoning_tokens"), (int, float)):
-            continue
-        reasoning.append(float(u["reasoning_tokens"]))
-        sources.add(str(u.get("reasoning_tokens_source") or "provider"))
-        if isinstance(u.get("output_tokens"), (int, float)):
-            visible.append(max(0.0, float(u["output_tokens"]) - float(u["reasoning_tokens"])))
-    if not reasoning and not cut:
-        return None
-    return {"reasoning": _summ(reasoning), "visible": _summ(visible), "sources": sorted(sources),
-            "thinking_cut": cut, "n": len(records)}
