@@ -110,32 +110,26 @@ def sample_file(path: str | Path, n: int, seed: int) -> list[dict]:
     return [inst for i, inst in enumerate(iter_file(path)) if i in keep]
 
 
-def generated(dates: list[str], n: int | None = None, seed: int = 0, *,
-              extended: bool = False, islamic_convention: str = "tabular",
-              exclude_disputed: bool = False) -> tuple[Iterator[dict], int]:
-    """(instances as a stream, how many) for evaluation dates; built lazily so memory stays flat. (With
-    exclude_disputed the count is an upper bound: the few instances left out are known only when built.)"""
+def generated(dates: list, request: "benchmark.GenerationRequest | None" = None) -> tuple[Iterator[dict], int]:
+    """(instances as a stream, how many) for evaluation dates (ISO strings or dates) and a GenerationRequest
+    (its ``sample``: a stratified sample); built lazily so memory stays flat. (With exclude_disputed the
+    count is an upper bound: the few instances left out are known only when built.)"""
     try:
-        days = [benchmark.parse_eval_date(d, islamic_convention) if isinstance(d, str) else d for d in dates]
-        options = {"extended": True} if extended else {}
-        if islamic_convention != "tabular":
-            options["islamic_convention"] = benchmark.check_convention(islamic_convention)
-        if exclude_disputed:
-            options["exclude_disputed"] = True
-        per_date = benchmark.INSTANCES_PER_DATE + (benchmark.extended.EXTENDED_PER_DATE if extended else 0)
-        total = per_date * len(days)
+        request = request if request is not None else benchmark.GenerationRequest()
+        days = [benchmark.parse_eval_date(d, request.islamic_convention) if isinstance(d, str) else d for d in dates]
         for d in days:
-            benchmark.check_eval_date(d, islamic_convention)
-        if n is not None:
-            _check_sample(n, total, f"{len(days)} evaluation date(s)")
-            chosen = [dict(i) for i in benchmark.generate_sample(days, n, seed=seed, **options)]
+            benchmark.check_request_date(d, request)
+        total = benchmark.count_instances(days[:1], request) * len(days)
+        if request.sample is not None:
+            _check_sample(request.sample, total, f"{len(days)} evaluation date(s)")
+            chosen = [dict(i) for i in benchmark.generate(days, request)]
             return iter(chosen), len(chosen)
     except ValueError as e:  # GeneratorError / CalendarError: the message says what is valid
         raise DatasetError(f"cannot generate instances: {e}") from None
 
     def items() -> Iterator[dict]:
         try:
-            for inst in benchmark.generate_many(days, **options):
+            for inst in benchmark.generate(days, request):
                 yield dict(inst)
         except ValueError as e:
             raise DatasetError(f"cannot generate instances: {e}") from None
@@ -143,9 +137,8 @@ def generated(dates: list[str], n: int | None = None, seed: int = 0, *,
     return items(), total
 
 
-def generate_list(dates: list[str], n: int | None = None, seed: int = 0, *, extended: bool = False,
-                  islamic_convention: str = "tabular") -> list[dict]:
-    items, _ = generated(dates, n, seed, extended=extended, islamic_convention=islamic_convention)
+def generate_list(dates: list, request: "benchmark.GenerationRequest | None" = None) -> list[dict]:
+    items, _ = generated(dates, request)
     return list(items)
 
 
@@ -170,9 +163,9 @@ def load(spec) -> Instances:
             total = count_file(spec.instances_file)
             items = iter_file(spec.instances_file)
         return Instances(items, total, {"kind": "file", "sha256": file_sha256(spec.instances_file), **sampling})
-    items, total = generated(list(spec.dates), spec.sample, spec.seed, extended=spec.extended,
-                             islamic_convention=spec.islamic_convention, exclude_disputed=spec.exclude_disputed)
-    options = {**({"extended": True} if spec.extended else {}),
-               **({"islamic_convention": spec.islamic_convention} if spec.islamic_convention != "tabular" else {}),
-               **({"exclude_disputed": True} if spec.exclude_disputed else {})}
+    request = spec.generation_request()
+    items, total = generated(list(spec.dates), request)
+    options = request.recorded()
+    for key in ("seed", "sample"):  # recorded beside, as for a file
+        options.pop(key, None)
     return Instances(items, total, {"kind": "dates", "dates": list(spec.dates), **sampling, **options})

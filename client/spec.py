@@ -39,9 +39,7 @@ class RunSpec:
     dates: tuple[str, ...] = ()
     sample: int | None = None
     seed: int = 0
-    extended: bool = False
-    islamic_convention: str = "tabular"
-    exclude_disputed: bool = False
+    generation: Any = None                    # with dates: a span.benchmark.GenerationRequest (None: the paper's)
     # the arm's means
     server_url: str | None = None             # with_tools: streamable HTTP; None: span-server over stdio
     server_token: str | None = field(default=None, repr=False)
@@ -101,6 +99,25 @@ class RunSpec:
         return tuple(EVAL_TOOLS)
 
     @property
+    def ref(self):
+        """``model`` parsed, once (client.models.ModelRef: the provider kind and model id, or an offline
+        scripted agent); ModelSpecError for a name that is neither."""
+        ref = self.__dict__.get("_ref")
+        if ref is None:
+            from .models import parse_model
+
+            ref = parse_model(self.model)
+            object.__setattr__(self, "_ref", ref)
+        return ref
+
+    def generation_request(self):
+        """The GenerationRequest of `dates`, with this run's sample (and its seed, which then seeds the
+        generation too, as `span-client generate --sample --seed` does)."""
+        from span_toolkit.span.benchmark import GenerationRequest
+
+        return GenerationRequest.of(self.generation, sample=self.sample, seed=self.seed if self.sample else 0)
+
+    @property
     def turns(self) -> int:
         """Model requests per instance with tools, code runs per instance as a Time Agent."""
         return self.max_turns or DEFAULT_MAX_TURNS[self.mode]
@@ -112,5 +129,7 @@ class RunSpec:
             v = getattr(self, f.name)
             if f.name in SECRETS:
                 v = "***" if v else None
+            if f.name == "generation":
+                v = v.recorded() if v is not None else {}
             out[f.name] = str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v
         return {**out, "command": dict(self.command)}

@@ -27,10 +27,11 @@ def date_spec(value: Any) -> str:
     raise ValueError(f"date: expected YYYY-MM-DD, a comma list, a range START..END[/STEP] or 'paper', got {value!r:.60}")
 
 
-def instances(date: Any = None, *, sample: int | None = None, seed: int = 0, polar_negatives: bool = False,
-              date_formats: bool = False, extended: bool = False, islamic_convention: str = "tabular",
-              instances_file: str | None = None) -> list[dict]:
-    """The instances to ask (raises ValueError with one line saying what is valid)."""
+def instances(date: Any = None, request: "benchmark.GenerationRequest | None" = None, *,
+              instances_file: str | None = None, sample: int | None = None, seed: int = 0) -> list[dict]:
+    """The instances to ask: generated for `date` by `request` (a GenerationRequest, its sample included),
+    or read from `instances_file` (sampled with `sample`, `seed`). Raises ValueError with one line saying
+    what is valid."""
     if instances_file:
         if date is not None:
             raise ValueError("give either date or instances (a JSONL file), not both")
@@ -44,30 +45,15 @@ def instances(date: Any = None, *, sample: int | None = None, seed: int = 0, pol
     if date is None:
         raise ValueError("no evaluation date: pass -T date=2025-07-01 (or a list, a range, 'paper'), "
                          "or -T instances=FILE.jsonl")
-    days = benchmark.parse_dates_spec(date_spec(date), islamic_convention=islamic_convention)
+    request = request if request is not None else benchmark.GenerationRequest()
+    days = benchmark.parse_dates_spec(date_spec(date), islamic_convention=request.islamic_convention)
     if not days:
         raise ValueError("the date range contains no dates")
-    # options beyond the paper go to the generator only when set, so the paper's protocol stays exact
-    options: dict[str, Any] = {}
-    if polar_negatives:
-        options["polar_negatives"] = True
-    if date_formats:
-        options["date_formats"] = True
-    if polar_negatives or date_formats or sample is not None:
-        options["seed"] = seed
-    if extended:
-        options["extended"] = True
-    if islamic_convention != "tabular":
-        options["islamic_convention"] = benchmark.check_convention(islamic_convention)
-    if sample is not None:
-        if sample < 1:
-            raise ValueError(f"sample must be a positive number of instances, got {sample}")
-        chosen = [dict(i) for i in benchmark.generate_sample(days, sample, **options)]
-        if len(chosen) < sample:
-            raise ValueError(f"sample {sample} is larger than the {len(chosen)} instances of "
-                             f"{len(days)} evaluation date(s); use sample={len(chosen)} or less (or leave it out)")
-        return chosen
-    return [dict(i) for i in benchmark.generate_many(days, **options)]
+    items = [dict(i) for i in benchmark.generate(days, request)]
+    if request.sample is not None and len(items) < request.sample:
+        raise ValueError(f"sample {request.sample} is larger than the {len(items)} instances of "
+                         f"{len(days)} evaluation date(s); use sample={len(items)} or less (or leave it out)")
+    return items
 
 
 def to_sample(instance: dict) -> Sample:

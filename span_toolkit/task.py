@@ -22,6 +22,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver, use
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from ._client import EVAL_TOOLS, SANDBOX_KINDS
+from span_toolkit.span import benchmark
+
 from .dataset import date_spec, instances, span_dataset
 from .sandbox import SpanSandboxConfig
 from .scorer import span_judge
@@ -71,7 +73,7 @@ def calendar_tools(tools: Any = None) -> Any:
 @task
 def span(date: Any = None, mode: str = "unaided", sample: int | None = None, seed: int = 0,
          polar_negatives: bool = False, date_formats: bool = False, extended: bool = False,
-         islamic_convention: str = "tabular", instances_file: str | None = None, max_turns: int | None = None,
+         families: Any = None, calendars: Any = None, islamic_convention: str = "tabular", instances_file: str | None = None, max_turns: int | None = None,
          tools: Any = None, sandbox: str = "auto", judge_model: str | None = None) -> Task:
     """SPAN cross-calendar temporal reasoning (Miao et al.), generated fresh for any evaluation date.
 
@@ -82,7 +84,9 @@ def span(date: Any = None, mode: str = "unaided", sample: int | None = None, see
         seed: seed for sample and polar_negatives.
         polar_negatives: half of the polar questions get a near-miss date (gold "No").
         date_formats: also every instance with its reference date in other written formats.
-        extended: add the ordering and duration tasks (344 per date).
+        extended: add the ordering and duration tasks (344 per date): shorthand for families=paper,extended.
+        families: task families, comma-separated (default paper; span.benchmark.FAMILY_MODULES lists them).
+        calendars: the non-Gregorian calendars of the paper's questions (default: the paper's five).
         islamic_convention: tabular (the paper's) or umm_al_qura.
         instances_file: a JSONL file from `span-client generate` instead of date.
         max_turns: tool turns (tools, default 8) or program runs (time_agent, default 2).
@@ -97,8 +101,15 @@ def span(date: Any = None, mode: str = "unaided", sample: int | None = None, see
         raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
     if max_turns is not None and int(max_turns) < 1:
         raise ValueError(f"max_turns must be at least 1, got {max_turns}")
-    items = instances(date, sample=sample, seed=seed, polar_negatives=polar_negatives, date_formats=date_formats,
-                      extended=extended, islamic_convention=islamic_convention, instances_file=instances_file)
+    if instances_file:
+        items = instances(instances_file=instances_file, date=date, sample=sample, seed=seed)
+    else:  # the task's one GenerationRequest (seeded only where a seed matters: the paper's protocol stays exact)
+        request = benchmark.GenerationRequest(
+            families=families if families is not None else "paper", islamic_convention=islamic_convention,
+            **({"calendars": calendars} if calendars is not None else {}), polar_negatives=bool(polar_negatives),
+            date_formats=bool(date_formats), sample=sample,
+            seed=seed if (polar_negatives or date_formats or sample is not None) else 0)
+        items = instances(date, request.with_families(["extended"]) if extended else request)
     name = f"span {date_spec(date)}" if instances_file is None else f"span {Path(instances_file).name}"
     options: dict[str, Any] = {}
     if mode == "unaided":

@@ -110,8 +110,8 @@ def test_bad_input_keeps_existing_file(tmp_path):
 def test_failure_mid_run_leaves_no_partial_file(tmp_path, monkeypatch):
     out = tmp_path / "partial.jsonl"
 
-    def explode(eval_date, **kw):
-        yield from list(generate_instances(eval_date, **kw))[:10]
+    def explode(eval_date, request):
+        yield from list(generate_instances(eval_date, request))[:10]
         raise GoldMismatchError("boom")
 
     monkeypatch.setattr("span_toolkit.span.benchmark.jsonl.generate_instances", explode)

@@ -16,7 +16,7 @@ def _disputed(d: dict) -> bool:
 
 
 def test_every_instance_that_crosses_a_disputed_day_is_marked_and_no_other():
-    insts = list(generate_instances(date(2057, 10, 1), extended=True))
+    insts = list(generate_instances(date(2057, 10, 1), families=("paper", "extended")))
     marked = [i for i in insts if "disputed" in i]
     assert marked and len(insts) == 1780 + 344
     for inst in insts:
@@ -51,7 +51,7 @@ def test_a_festival_question_depends_on_the_festivals_day_not_on_todays():
 
 
 def test_dates_far_from_a_disputed_day_are_unmarked():
-    assert not any("disputed" in i for i in generate_instances(date(2025, 7, 1), extended=True))
+    assert not any("disputed" in i for i in generate_instances(date(2025, 7, 1), families=("paper", "extended")))
 
 
 def test_exclude_disputed_leaves_them_out(tmp_path):

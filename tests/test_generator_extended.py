@@ -44,11 +44,11 @@ def _by_template(instances, tid):
 
 def test_default_output_is_byte_identical_to_the_pinned_paper_output():
     assert jsonl_sha256(generate_instances(EVAL)) == PAPER_2025_SHA256
-    assert jsonl_sha256(generate_instances(EVAL, extended=False)) == PAPER_2025_SHA256
+    assert jsonl_sha256(generate_instances(EVAL, families=("paper",))) == PAPER_2025_SHA256
 
 
 def test_extended_appends_after_the_unchanged_paper_instances(ext):
-    both = list(generate_instances(EVAL, extended=True))
+    both = list(generate_instances(EVAL, families=("paper", "extended")))
     assert len(both) == 1780 + EXTENDED_PER_DATE
     assert jsonl_sha256(both[:1780]) == PAPER_2025_SHA256
     assert [encode(i) for i in both[1780:]] == [encode(i) for i in ext]
@@ -56,9 +56,9 @@ def test_extended_appends_after_the_unchanged_paper_instances(ext):
 
 def test_streaming_sample_includes_the_extended_tasks():
     days = [date(1990, 7, 1), EVAL]
-    streamed = list(generate_sample(days, 120, seed=3, extended=True))
+    streamed = list(generate_sample(days, 120, seed=3, families=("paper", "extended")))
     assert [encode(i) for i in streamed] == [encode(i) for i in
-                                             sample_instances(generate_many(days, extended=True, seed=3), 120, seed=3)]
+                                             sample_instances(generate_many(days, families=("paper", "extended"), seed=3), 120, seed=3)]
     kinds = Counter(i["reasoning_type"] for i in streamed)
     # 12 top-level strata (10 paper directions, ordering, duration): 10 each
     assert kinds["ordering"] == kinds["duration"] == 10 and kinds["date"] + kinds["festival"] == 100

@@ -15,7 +15,7 @@ from hijridate import Gregorian, Hijri
 import span_toolkit.span.benchmark.paper.build as gen
 from span_toolkit.span import CalendarDate, festivals, search_calendar, shift_date
 from span_toolkit.span.benchmark import (INSTANCES_PER_DATE, GoldMismatchError, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
-                            GeneratorError, ParsedQuestion, execute_instance, generate_instances, generate_many,
+                            GenerationRequest, GeneratorError, ParsedQuestion, execute_instance, generate_instances, generate_many,
                             generate_sample, parse_dates_spec, parse_eval_date, parse_question, sample_instances)
 from span_toolkit.span.benchmark.jsonl import encode, iter_lines
 from tests.fakes.helpers import jsonl_sha256
@@ -58,10 +58,10 @@ def test_default_output_is_unchanged(tabular):
 
 
 def test_iter_lines_passes_the_option_only_when_asked(uq):
-    assert list(iter_lines([EVAL], islamic_convention="tabular")) == list(iter_lines([EVAL]))
-    assert list(iter_lines([EVAL], islamic_convention="umm_al_qura")) == [encode(i) for i in uq]
+    assert list(iter_lines([EVAL], GenerationRequest(islamic_convention="tabular"))) == list(iter_lines([EVAL]))
+    assert list(iter_lines([EVAL], GenerationRequest(islamic_convention="umm_al_qura"))) == [encode(i) for i in uq]
     with pytest.raises(GeneratorError, match="tabular or umm_al_qura"):
-        next(iter_lines([EVAL], islamic_convention="saudi"))
+        GenerationRequest(islamic_convention="saudi")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,9 +210,9 @@ def test_mismatch_with_the_core_stops_generation(monkeypatch):
 
 
 def test_extended_tasks_are_not_affected_by_the_convention(uq):
-    both = list(generate_instances(EVAL, islamic_convention="umm_al_qura", extended=True))
+    both = list(generate_instances(EVAL, islamic_convention="umm_al_qura", families=("paper", "extended")))
     assert [encode(i) for i in both[:1780]] == [encode(i) for i in uq]
-    assert [encode(i) for i in both[1780:]] == [encode(i) for i in generate_instances(EVAL, extended=True)][1780:]
+    assert [encode(i) for i in both[1780:]] == [encode(i) for i in generate_instances(EVAL, families=("paper", "extended"))][1780:]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..providers.registry import is_placeholder_key
 from ..rundir import RunFolder
 
 
@@ -31,6 +32,70 @@ def check_date_count(dates: list, cap: int, n_instances: int, approximate: bool 
         raise GeneratorError(f"{len(dates):,} evaluation dates ({many}) is more than --max-dates "
                              f"{cap:,}; use a larger step (e.g. /1m, /1y) or fewer dates, or raise --max-dates to "
                              f"{len(dates)} if you mean it")
+
+
+def add_generation_arguments(parser, *, note: str = "") -> None:
+    """The options of a GenerationRequest (span.benchmark.request) as flags, the same for every command that
+    generates: --families (with --extended as shorthand), --calendars, --islamic-convention,
+    --polar-negatives, --date-formats, --exclude-disputed. `note` is said in each help (e.g. "with
+    --date/--dates: "). Read them back with generation_request(args)."""
+    from span_toolkit.span.benchmark import (FAMILIES, ISLAMIC_CONVENTIONS, NON_GREGORIAN, UQ_MAX_EVAL_DATE,
+                                             UQ_MIN_EVAL_DATE)
+
+    listed = "; ".join(f"{name}: {fam.summary}" for name, fam in FAMILIES.items())
+    parser.add_argument("--families", metavar="NAMES",
+                        help=f"{note}task families to generate, comma-separated (default: paper). {listed}")
+    parser.add_argument("--extended", action="store_true",
+                        help=f"{note}shorthand for adding 'extended' to --families: the tasks beyond the paper "
+                             f"(cross-calendar ordering and duration questions); the paper's instances stay exactly "
+                             f"as they are")
+    parser.add_argument("--calendars", metavar="NAMES",
+                        help=f"{note}the non-Gregorian calendars the paper family's questions pair with Gregorian, "
+                             f"comma-separated (default: the paper's {', '.join(NON_GREGORIAN)}); any calendar of "
+                             f"`span-client tools list_calendars`")
+    parser.add_argument("--islamic-convention", choices=ISLAMIC_CONVENTIONS, default="tabular",
+                        help=f"{note}the calendar of the Islamic side of every question: tabular (the paper's "
+                             f"arithmetic Islamic calendar; default) or umm_al_qura (Saudi Arabia's civil calendar, "
+                             f"questions say 'Islamic (Umm al-Qura)'; evaluation dates {UQ_MIN_EVAL_DATE.isoformat()} "
+                             f".. {UQ_MAX_EVAL_DATE.isoformat()})")
+    parser.add_argument("--polar-negatives", action="store_true",
+                        help=f"{note}give half of the polar questions a near-miss expected date (gold 'No'); "
+                             f"default: the paper's protocol, every polar answer 'Yes'")
+    parser.add_argument("--date-formats", action="store_true",
+                        help=f"{note}also every instance with its reference date in the other written formats of its "
+                             f"calendar (ISO, DD/MM/YYYY, MM/DD/YYYY, compact digits, month names ...)")
+    parser.add_argument("--exclude-disputed", action="store_true",
+                        help=f"{note}leave out the instances whose gold depends on a day the calendar's independent "
+                             f"sources dispute (default: keep them, marked with 'disputed': the other reading and why)")
+
+
+GENERATION_FLAGS = ("--families", "--extended", "--calendars", "--islamic-convention", "--polar-negatives",
+                    "--date-formats", "--exclude-disputed")
+
+
+def generation_request(args, **fields):
+    """The GenerationRequest the command line asks for, built once (fields such as seed and sample given by
+    the caller). Bad values raise GeneratorError with one line saying what is valid."""
+    from span_toolkit.span.benchmark import GenerationRequest
+
+    families = args.families if getattr(args, "families", None) is not None else "paper"
+    request = GenerationRequest(
+        families=families, islamic_convention=getattr(args, "islamic_convention", "tabular"),
+        **({"calendars": args.calendars} if getattr(args, "calendars", None) is not None else {}),
+        polar_negatives=bool(getattr(args, "polar_negatives", False)),
+        date_formats=bool(getattr(args, "date_formats", False)),
+        exclude_disputed=bool(getattr(args, "exclude_disputed", False)), **fields)
+    return request.with_families(["extended"]) if getattr(args, "extended", False) else request
+
+
+def generation_flags_given(args) -> list[str]:
+    """The generation flags given on this command line (they mean nothing with an --instances file)."""
+    given = []
+    for flag in GENERATION_FLAGS:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+        if value not in (None, False, "tabular"):
+            given.append(flag)
+    return given
 
 
 def add_cache_arguments(group, what: str) -> None:
@@ -104,7 +169,8 @@ def warn_secret_flags(args) -> None:
     """A key given as a flag is in this process's command line, which every local process can read
     (/proc/<pid>/cmdline, ps): say so once per flag, and what to use instead."""
     for dest, (flag, env) in SECRET_FLAGS.items():
-        if getattr(args, dest, None):
+        value = getattr(args, dest, None)
+        if value and not (dest != "server_token" and is_placeholder_key(value)):  # --api-key none: no secret
             print(f"span-client: warning: {flag} puts the secret on the command line, where every process on "
                   f"this machine can read it; set {env} in the environment instead", file=sys.stderr)
 

@@ -13,13 +13,11 @@ from pathlib import Path
 
 from ..dataset import DatasetError
 from ..mcp_tools import TOKEN_ENV, MCPConnectionError
-from ..budget import BudgetError, check_budget
+from ..models import ModelRef, ModelSpecError, check_mode, parse_model
 from ..multimodel import model_folders, split_models
-from ..pricing import PriceError, resolve_price
-from ..providers import SCRIPTED_MODELS, ModelSpecError, parse_model
 from ..rundir import RunFolder, RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
-from ..scale import BATCH_REFUSAL
+from ..scale import check_scale
 from ..sandbox import KINDS, SandboxError
 from ..providers.thinking import EFFORTS
 from ..spec import TOOL_CALL_MODES, RunSpec
@@ -112,15 +110,7 @@ def configure(ev: argparse.ArgumentParser) -> None:
     src.add_argument("--date", type=common.iso_date, metavar="YYYY-MM-DD", help="generate the instances of one evaluation date")
     src.add_argument("--dates", type=common.dates_arg, metavar="SPEC",
                      help="several dates: comma list, range (1960-07-01..2060-07-01/5y) or 'paper' (the 21 paper dates)")
-    ev.add_argument("--extended", action="store_true",
-                    help="with --date/--dates: also the tasks beyond the paper (ordering and duration questions)")
-    ev.add_argument("--islamic-convention", choices=("tabular", "umm_al_qura"), default="tabular",
-                    help="with --date/--dates: the Islamic side of every question in the tabular calendar (the "
-                         "paper's; default) or in Saudi Arabia's Umm al-Qura calendar")
-    ev.add_argument("--exclude-disputed", action="store_true",
-                    help="with --date/--dates: leave out the instances whose gold depends on a day the calendar's "
-                         "independent sources dispute (default: ask them; they carry 'disputed' and the report "
-                         "counts them apart)")
+    common.add_generation_arguments(ev, note="with --date/--dates: ")
     ev.add_argument("--max-dates", type=positive_int, default=common.MAX_DATES, metavar="N",
                     help=f"refuse more evaluation dates than this (default {common.MAX_DATES:,})")
     ev.add_argument("--sample", type=positive_int, metavar="N", help="evaluate a stratified random sample of N instances")
@@ -169,18 +159,14 @@ def _mode(args) -> str:
     return "with_tools" if args.with_tools else "time_agent" if args.time_agent else "unaided"
 
 
-def _check(args, model: str) -> None:
+def _check(args, ref: ModelRef) -> None:
+    """The command line's own combinations; the scale options are checked with the spec (scale.check_scale,
+    which the runner applies too)."""
+    mode = _mode(args)
     try:
-        kind, _ = parse_model(model)
+        check_mode(ref, mode)
     except ModelSpecError as e:
         raise common.UsageError(str(e)) from None
-    mode = _mode(args)
-    needs = {"reference": ("with_tools", "answers only by calling the MCP tools: add --with-tools"),
-             "reference-code": ("time_agent", "answers only by writing code for the sandbox: add --time-agent"),
-             "baseline": ("unaided", "is the unaided floor and never calls tools: drop --with-tools/--time-agent")}
-    if kind in needs and needs[kind][0] != mode:
-        raise common.UsageError(f"--model {kind} {needs[kind][1]} (offline scripted agents: reference --with-tools, "
-                                f"reference-code --time-agent, baseline unaided)")
     for flag, value in (("--server-url", args.server_url), ("--tools", args.tools)):
         if value and mode != "with_tools":
             raise common.UsageError(f"{flag} only makes sense with --with-tools")
@@ -188,37 +174,22 @@ def _check(args, model: str) -> None:
         raise common.UsageError("--server-token goes with --server-url (the stdio server needs no token)")
     if args.judge_base_url and not args.judge_model:
         raise common.UsageError("--judge-base-url needs --judge-model")
-    if (args.extended or args.islamic_convention != "tabular" or args.exclude_disputed) and args.instances:
-        raise common.UsageError("--extended, --islamic-convention and --exclude-disputed go with --date/--dates (an "
+    given = common.generation_flags_given(args)
+    if given and args.instances:
+        raise common.UsageError(f"{', '.join(given)} go{'es' if len(given) == 1 else ''} with --date/--dates (an "
                                 "--instances file holds what it holds; make one with `span-client generate`)")
     if args.out.exists() and not args.out.is_dir():
         raise common.UsageError(f"--out {args.out} exists and is not a folder")
-    if args.batch and mode != "unaided":
-        raise common.UsageError(BATCH_REFUSAL)
-    if args.batch and kind in SCRIPTED_MODELS:
-        raise common.UsageError(f"--batch goes with a model behind a Batch API (openai/…, anthropic/…); {kind} is an "
-                                f"offline scripted agent, which answers at once")
-    if args.batch and args.budget is not None:
-        raise common.UsageError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
-                                "ends; drop one of them")
-    if kind not in SCRIPTED_MODELS:
-        try:
-            check_budget(args.budget, resolve_price(model, args.price_in, args.price_out), model)
-        except (PriceError, BudgetError) as e:
-            raise common.UsageError(str(e)) from None
-    elif args.budget is not None and not args.judge_model:
-        raise common.UsageError(f"--budget bounds what a model's requests cost; {kind} is an offline scripted agent, "
-                                f"which costs nothing (nor is there an LLM judge to pay): drop --budget")
 
 
 def _answers_alike(spec: RunSpec) -> bool:
     """Whether every attempt will get the same answer: a scripted agent, or greedy decoding (temperature 0,
     which OpenAI and compatible models get unless --temperature says otherwise; Anthropic gets its own
     default, which samples)."""
-    kind = parse_model(spec.model)[0]
-    if kind in SCRIPTED_MODELS or spec.temperature == 0:
+    ref = spec.ref
+    if not ref.is_llm or spec.temperature == 0:
         return True
-    return kind in ("openai", "openai-compatible") and spec.temperature is None
+    return spec.temperature is None and ref.kind.default_temperature == 0
 
 
 def models_of(args) -> list[str]:
@@ -242,25 +213,30 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
     """The run the command line asks for (of ``model``, into ``out``), checked."""
     model = model or models_of(args)[0]
     out = out or args.out
-    _check(args, model)
+    try:
+        ref = parse_model(model)
+    except ModelSpecError as e:
+        raise common.UsageError(str(e)) from None
+    _check(args, ref)
     dates = tuple([args.date] if args.date else args.dates or ())
-    if len(dates) > args.max_dates:
-        from span_toolkit.span.benchmark import GeneratorError, count_instances
+    from span_toolkit.span.benchmark import GeneratorError, count_instances, parse_eval_date
 
-        try:
-            common.check_date_count(dates, args.max_dates, count_instances(list(dates), extended=args.extended))
-        except GeneratorError as e:
-            raise common.UsageError(str(e)) from None
+    try:
+        generation = common.generation_request(args) if dates else None  # the one request of these dates
+        if len(dates) > args.max_dates:
+            per_date = count_instances([parse_eval_date(dates[0], generation.islamic_convention)], generation)
+            common.check_date_count(dates, args.max_dates, per_date * len(dates))
+    except GeneratorError as e:
+        raise common.UsageError(str(e)) from None
     tools = None
     if args.tools:
         tools = "all" if args.tools == "all" else tuple(t.strip() for t in args.tools.split(",") if t.strip())
     mode = _mode(args)
-    return RunSpec(
+    spec = RunSpec(
         model=model, out_dir=out, mode=mode, base_url=args.base_url, api_key=args.api_key,
         temperature=args.temperature, max_tokens=args.max_tokens, instances_file=args.instances, dates=dates,
         reasoning_effort=args.reasoning_effort, thinking_budget=args.thinking_budget,
-        sample=args.sample, seed=args.seed, extended=args.extended, islamic_convention=args.islamic_convention,
-        exclude_disputed=args.exclude_disputed, server_url=args.server_url,
+        sample=args.sample, seed=args.seed, generation=generation, server_url=args.server_url,
         server_token=args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None),
         tools=tools, tool_calls=args.tool_calls, sandbox=args.sandbox, max_turns=args.max_turns,
         concurrency=args.concurrency, timeout=args.timeout, max_retries=args.max_retries,
@@ -269,6 +245,11 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
         epochs=args.epochs, cache=args.cache, cache_dir=args.cache_dir, price_in=args.price_in,
         price_out=args.price_out, budget=args.budget, batch=args.batch, batch_poll=args.batch_poll,
         force_resume=args.force_resume, quiet=args.quiet, command=common.recorded_args(args))
+    try:
+        check_scale(spec, spec.ref)
+    except ModelSpecError as e:
+        raise common.UsageError(str(e)) from None
+    return spec
 
 
 def run(args) -> int:

@@ -4,6 +4,11 @@
     span-client generate --dates 1960-07-01..2060-07-01/5y --out paper.jsonl      # the paper's 21 dates
     span-client generate --dates paper --sample 200 --seed 1 --out -              # stratified sample to stdout
     span-client generate --date 2025-07-01 --islamic-convention umm_al_qura --out uq.jsonl   # Saudi calendar
+    span-client generate --date 2025-07-01 --families paper,extended --out all.jsonl   # + ordering/duration
+    span-client generate --date 2025-07-01 --calendars hebrew,julian --out hj.jsonl    # other calendar sides
+
+The options become one GenerationRequest (span.benchmark.request), built here once and handed whole to
+the generator.
 
 Bad input (unreadable or out-of-range date, empty range, bad option value, more dates than --max-dates)
 prints one line on stderr and exits with status 2; a file is written to a temporary name and renamed only
@@ -19,12 +24,12 @@ import stat
 import sys
 import tempfile
 
-from span_toolkit.span.benchmark import (ISLAMIC_CONVENTIONS, MAX_EVAL_DATE, MIN_EVAL_DATE, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
-                            GeneratorError, count_instances, generate_sample, parse_dates_spec)
-from span_toolkit.span.benchmark.jsonl import encode, iter_lines
+from span_toolkit.span.benchmark import (MAX_EVAL_DATE, MIN_EVAL_DATE, UQ_MAX_EVAL_DATE, UQ_MIN_EVAL_DATE,
+                                         GeneratorError, check_request_date, count_instances, parse_dates_spec)
+from span_toolkit.span.benchmark.jsonl import iter_lines
 
 from .argtypes import any_int, positive_int
-from .common import MAX_DATES, check_date_count, one_line_errors
+from .common import MAX_DATES, add_generation_arguments, check_date_count, generation_request, one_line_errors
 
 
 
@@ -48,29 +53,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                             "(July 1 of every fifth year 1960-2060, the paper's 21 dates)")
     parser.add_argument("--out", "-o", default="-", metavar="PATH",
                         help="output JSONL file, or - for standard output (default)")
-    parser.add_argument("--polar-negatives", action="store_true",
-                        help="give half of the polar questions a near-miss expected date (gold 'No'); "
-                             "default: the paper's protocol, every polar answer 'Yes'")
-    parser.add_argument("--date-formats", action="store_true",
-                        help="also emit every instance with its reference date in the other written formats "
-                             "of its calendar (ISO, DD/MM/YYYY, MM/DD/YYYY, compact digits, month names ...)")
     parser.add_argument("--sample", type=_positive_int, metavar="N",
                         help="write a stratified sample of N instances (every direction, reasoning type, "
                              "question format and date format represented) instead of all")
     parser.add_argument("--seed", type=_int, default=0, metavar="S",
                         help="seed for --sample and --polar-negatives (default 0)")
-    parser.add_argument("--extended", action="store_true",
-                        help="also generate the tasks beyond the paper: cross-calendar ordering and duration "
-                             "questions (344 more per date); the paper's 1,780 stay exactly as they are")
-    parser.add_argument("--islamic-convention", choices=ISLAMIC_CONVENTIONS, default="tabular",
-                        help="the calendar of the Islamic side of every question: tabular (the paper's arithmetic "
-                             "Islamic calendar; default) or umm_al_qura (Saudi Arabia's civil calendar, questions "
-                             "say 'Islamic (Umm al-Qura)'; evaluation dates "
-                             f"{UQ_MIN_EVAL_DATE.isoformat()} .. {UQ_MAX_EVAL_DATE.isoformat()})")
-    parser.add_argument("--exclude-disputed", action="store_true",
-                        help="leave out the instances whose gold depends on a day the calendar's independent "
-                             "sources dispute (default: keep them, marked with 'disputed': the other reading "
-                             "and why; README 'How correctness is checked')")
+    add_generation_arguments(parser)
     parser.add_argument("--force", action="store_true", help="overwrite --out if the file exists")
     parser.add_argument("--max-dates", type=_positive_int, default=MAX_DATES, metavar="N",
                         help=f"refuse more evaluation dates than this (default {MAX_DATES:,}: each date is 1,780 "
@@ -79,29 +67,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="worker processes (whole dates per worker; output identical for any N; default 1)")
 
 
-def _lines(args, dates):
-    options = {"polar_negatives": args.polar_negatives, "date_formats": args.date_formats, "seed": args.seed}
-    if args.extended:
-        options["extended"] = True
-    if args.exclude_disputed:
-        options["exclude_disputed"] = True
-    if args.islamic_convention != "tabular":  # only when asked: the paper's call stays as it was
-        options["islamic_convention"] = args.islamic_convention
-    if args.sample is not None:
-        return (encode(i) for i in generate_sample(dates, args.sample, **options))
-    return iter_lines(dates, jobs=args.jobs, **options)
+def _lines(request, dates, jobs: int):
+    return iter_lines(dates, request, jobs=jobs)
 
 
 def run(args) -> int:
     try:
+        request = generation_request(args, seed=args.seed, sample=args.sample)  # the one request, built once
         dates = parse_dates_spec(args.date if args.date is not None else args.dates,
-                                 islamic_convention=args.islamic_convention)
+                                 islamic_convention=request.islamic_convention)
         if not dates:
             raise GeneratorError("the date range contains no dates")
         if args.date is not None and len(dates) != 1:
             raise GeneratorError(f"--date takes one date, got {args.date!r}; use --dates for lists and ranges")
-        total = count_instances(dates, date_formats=args.date_formats, extended=args.extended)
-        check_date_count(dates, args.max_dates, total, args.date_formats)
+        total = count_instances(dates[:1], request) * len(dates)
+        check_date_count(dates, args.max_dates, total, request.date_formats)
+        for d in dates:
+            check_request_date(d, request)
     except GeneratorError as exc:
         print(f"span-client generate: error: {exc}", file=sys.stderr)
         return 2
@@ -114,7 +96,7 @@ def run(args) -> int:
     try:
         if out == "-":
             try:
-                for line in _lines(args, dates):
+                for line in _lines(request, dates, args.jobs):
                     sys.stdout.write(line + "\n")
                 sys.stdout.flush()
             except BrokenPipeError:  # e.g. piped into `head`
@@ -146,7 +128,7 @@ def run(args) -> int:
         fd, tmp = tempfile.mkstemp(prefix=".span-generate-", suffix=".jsonl.part", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                for line in _lines(args, dates):
+                for line in _lines(request, dates, args.jobs):
                     f.write(line + "\n")
             os.replace(tmp, target)
         except BaseException:

@@ -1,34 +1,39 @@
 """The SPAN benchmark: the paper's evaluation protocol, instantiated for any Gregorian date.
 
     from datetime import date
-    from ..benchmark import generate_instances, parse_question
-    for inst in generate_instances(date(2025, 7, 1)):   # 1,780 dicts (instance JSONL schema)
+    from span_toolkit.span.benchmark import GenerationRequest, generate, parse_question
+    for inst in generate([date(2025, 7, 1)]):   # 1,780 dicts (instance JSONL schema): the paper's protocol
         ...
 
-    generate_instances(date(2025, 7, 1), extended=True)   # + 344 ordering/duration instances (opt-in)
-    generate_instances(date(2025, 7, 1), islamic_convention="umm_al_qura")   # Islamic side on Umm al-Qura
+    generate(days, GenerationRequest(families=("paper", "extended")))   # + 344 ordering/duration instances
+    generate(days, GenerationRequest(islamic_convention="umm_al_qura"))   # Islamic side on Umm al-Qura
 
-Layout: the task families (``paper/``, ``extended/``: questions, build and gold, parser, judge, offline
-answers) behind one interface (``family.py``), composed in ``families.py``; shared ground in
-``protocol.py`` (calendars, directions, festivals, conventions), ``evaldates.py``, ``execute.py``,
-``snippets.py``, ``formats.py``; ``generate.py`` streams and samples (``sampling.py``); ``jsonl.py`` writes.
+Layout: one typed GenerationRequest (``request.py``) names everything generated; the task families
+(``paper/``, ``extended/``, …: questions, build and gold, parser, judge, offline answers) behind one
+interface (``family.py``), listed in one registry (``families.py``); shared ground in ``protocol.py``
+(calendars, directions, festivals, conventions, the EvalDay of stage 1), ``evaldates.py``,
+``execute.py``, ``snippets.py``, ``formats.py``; ``generate.py`` streams and samples (``sampling.py``);
+``jsonl.py`` writes.
 """
 
 from . import extended, formats, paper
 from .errors import GeneratorError, GoldMismatchError, QuestionParseError
 from .evaldates import (EVAL_DATE_RANGES, MAX_EVAL_DATE, MIN_EVAL_DATE, PAPER_EVAL_DATES, UQ_MAX_EVAL_DATE,
-                        UQ_MIN_EVAL_DATE, check_eval_date, date_range, parse_dates_spec, parse_eval_date)
+                        UQ_MIN_EVAL_DATE, check_eval_date, check_request_date, date_range, parse_dates_spec,
+                        parse_eval_date)
 from .execute import CachedSearch, ExecutionError, answer_date, run_code
 from .extended import EXTENDED_PER_DATE, ParsedExtendedQuestion, answer_extended, generate_extended, judge_extended
-from .families import FAMILIES, execute_instance, family_of, instance_strata, judge_answer, parse_question
+from .families import FAMILIES, FAMILY_MODULES, execute_instance, family_of, instance_strata, judge_answer, parse_question
 from .family import CORRECT, INCORRECT, NOT_ATTEMPTED, Options, TaskFamily, Verdict
-from .generate import count_instances, generate_instances, generate_many, generate_sample, sample_instances
+from .generate import (count_instances, generate, generate_instances, generate_many, generate_sample,
+                       sample_instances)
 from .paper.parser import ParsedQuestion
 from .paper.plan import INSTANCES_PER_DATE, plan_instances
 from .paper.templates import DATE_TEMPLATES, FESTIVAL_TEMPLATES, TEMPLATES, QuestionTemplate
-from .protocol import (DIRECTIONS, FESTIVAL_PAIRS, ISLAMIC_CALENDAR, ISLAMIC_CONVENTIONS, PAPER_FESTIVALS,
-                       calendars_for, check_convention, directions_for, festival_pairs_for, festivals_for,
-                       reference_dates)
+from .protocol import (DIRECTIONS, FESTIVAL_PAIRS, ISLAMIC_CALENDAR, ISLAMIC_CONVENTIONS, NON_GREGORIAN,
+                       PAPER_FESTIVALS, EvalDay, calendars_for, check_convention, directions_among,
+                       directions_for, festival_pairs_among, festival_pairs_for, festivals_for, reference_dates)
+from .request import GenerationRequest, check_calendars, check_families
 from .sampling import StratifiedChooser, stratified_indices
 
 __all__ = [
@@ -43,4 +48,6 @@ __all__ = [
     "festival_pairs_for", "festivals_for", "EXTENDED_PER_DATE", "ParsedExtendedQuestion", "answer_extended",
     "generate_extended", "judge_extended", "FAMILIES", "family_of", "instance_strata", "judge_answer",
     "count_instances", "StratifiedChooser", "CORRECT", "INCORRECT", "NOT_ATTEMPTED", "Options", "TaskFamily", "Verdict",
+    "GenerationRequest", "check_calendars", "check_families", "generate", "EvalDay", "FAMILY_MODULES",
+    "NON_GREGORIAN", "directions_among", "festival_pairs_among", "check_request_date",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from ..calendars import CALENDAR_NAMES, get_calendar
 from .errors import GeneratorError
 from .protocol import check_convention
 
@@ -45,6 +46,28 @@ def check_eval_date(d: date, islamic_convention: str = "tabular") -> date:
         raise GeneratorError(f"evaluation date {d.isoformat()} is out of range; supported evaluation dates: "
                              f"{MIN_EVAL_DATE.isoformat()} .. {MAX_EVAL_DATE.isoformat()} (every instance's "
                              f"dates must stay within 1900-01-01 .. 2100-12-31)")
+    return d
+
+
+# How far an instance's dates reach from its evaluation date: festivals 5 years on in their own calendar's
+# years (under 6 Gregorian years) and offsets up to 10 weeks. A calendar beyond the paper's six that a
+# request chooses (GenerationRequest.calendars) must cover the evaluation date this far either side.
+REACH_DAYS = 6 * 366 + 70
+
+
+def check_request_date(d: date, request) -> date:
+    """An evaluation date checked for a GenerationRequest: its Islamic convention's window, and the data
+    range of every calendar it chooses beyond the paper's six."""
+    check_eval_date(d, request.islamic_convention)
+    for name in request.calendars:
+        if name in CALENDAR_NAMES:
+            continue
+        cal = get_calendar(name)
+        lo, hi = date.fromordinal(cal.min_ordinal + REACH_DAYS), date.fromordinal(cal.max_ordinal - REACH_DAYS)
+        if not lo <= d <= hi:
+            raise GeneratorError(f"evaluation date {d.isoformat()} is out of range with the {name} calendar; "
+                                 f"supported evaluation dates with it: {lo.isoformat()} .. {hi.isoformat()} (every "
+                                 f"instance's dates, 6 years either side, must have a {cal.title} date; {cal.range_text()})")
     return d
 
 

@@ -1,22 +1,34 @@
-"""The task families, composed: which family an instance or a question belongs to, and the operations
-every caller needs without knowing the families (execute an instance, judge an answer, stratify, read
-a question back, answer it as an offline agent).
+"""The task-family registry, and the operations every caller needs without knowing the families (execute
+an instance, judge an answer, stratify, read a question back).
 
-    paper      span.benchmark.paper      the SPAN paper's 12 templates (always generated)
-    extended   span.benchmark.extended   ordering and duration questions (opt-in)
+Adding a family: its package ``span/benchmark/<name>/`` (whose ``FAMILY`` implements family.TaskFamily)
+and one line in FAMILY_MODULES below; ``GenerationRequest(families=(..., "<name>"))`` and
+``span-client generate --families paper,<name>`` then generate it. The first family is the paper's, read
+for instances that carry no reasoning type.
 """
 
 from __future__ import annotations
 
+import re
+from importlib import import_module
 from typing import Any
 
 from ..search import search_calendar
-from . import extended, paper
 from .errors import QuestionParseError
 from .family import NOT_ATTEMPTED, TaskFamily, Verdict
 
-FAMILIES: dict[str, TaskFamily] = {f.name: f for f in (paper.FAMILY, extended.FAMILY)}
+FAMILY_MODULES: tuple[str, ...] = (
+    "paper",      # the SPAN paper's 12 templates (Table 1): the default
+    "extended",   # beyond the paper: cross-calendar ordering and duration questions
+)
+
+FAMILIES: dict[str, TaskFamily] = {}
+for _module in FAMILY_MODULES:
+    _family = import_module(f".{_module}", __package__).FAMILY
+    FAMILIES[_family.name] = _family
+
 _BY_REASONING_TYPE = {rt: f for f in FAMILIES.values() for rt in f.reasoning_types}
+_DEFAULT = FAMILIES[FAMILY_MODULES[0]]
 REASONING_TYPES: tuple[str, ...] = tuple(_BY_REASONING_TYPE)
 QUESTION_FORMATS: tuple[str, ...] = tuple(q for f in FAMILIES.values() for q in f.question_formats)
 DIRECTIONS: tuple[str, ...] = tuple(d for f in FAMILIES.values() for d in f.directions)
@@ -27,22 +39,22 @@ def family_of(instance_or_parsed: Any) -> TaskFamily:
     without a known one (a user's own file may hold only id, question and gold) is read as the paper's."""
     rt = (instance_or_parsed.get("reasoning_type") if isinstance(instance_or_parsed, dict)
           else getattr(instance_or_parsed, "reasoning_type", None))
-    return _BY_REASONING_TYPE.get(rt, paper.FAMILY)
+    return _BY_REASONING_TYPE.get(rt, _DEFAULT)
 
 
 def parse_question(text: str):
     """Any family's question -> its parsed form (paper: ParsedQuestion; extended: ParsedExtendedQuestion)."""
     if not isinstance(text, str):
         raise QuestionParseError(f"expected a question string, got {type(text).__name__}")
-    q = paper.parser.normalize(text)
+    q = re.sub(r"\s+", " ", text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+               .replace("\u201d", '"')).strip()
     for fam in FAMILIES.values():
         parsed = fam.parse(q)
         if parsed is not None:
             return parsed
-    raise QuestionParseError("not a SPAN question: expected it to start with "
-                             "'Today's date on the <calendar> calendar is \"<date>\".' (or, for the "
-                             "extended tasks, 'Which comes first:', 'Order these from earliest to latest:' "
-                             "or 'How many days apart')")
+    openings = [o for f in FAMILIES.values() for o in f.question_openings]
+    listed = openings[0] if len(openings) == 1 else ", ".join(openings[:-1]) + f" or {openings[-1]}"
+    raise QuestionParseError(f"not a SPAN question: expected it to start with {listed}")
 
 
 def execute_instance(instance: dict, search=search_calendar):

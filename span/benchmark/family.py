@@ -6,15 +6,17 @@ free-text answer is judged, and how the offline agents answer it (the reference 
 tools, the reference-code agent with a program, the baseline floor). ``span.benchmark.families`` composes
 the families; nothing outside a family branches on its reasoning types.
 
-    paper      the SPAN paper's 12 templates (date, festival; content, polar)     span.benchmark.paper
-    extended   beyond the paper: ordering and duration questions (opt-in)          span.benchmark.extended
+The families are listed in ``span.benchmark.families`` (FAMILY_MODULES); a GenerationRequest names the
+ones to generate.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from typing import Any, Iterable, Iterator, Protocol
+
+from .protocol import EvalDay
+from .request import GenerationRequest
 
 CORRECT, INCORRECT, NOT_ATTEMPTED = "CORRECT", "INCORRECT", "NOT_ATTEMPTED"
 
@@ -31,15 +33,9 @@ class Verdict:
         return {"verdict": self.verdict, "extracted": self.extracted, "reason": self.reason}
 
 
-@dataclass(frozen=True)
-class Options:
-    """How instances are generated (every option off is the paper's protocol)."""
-
-    polar_negatives: bool = False    # half of the polar questions get a near-miss expected date (gold "No")
-    date_formats: bool = False       # every instance also in the source calendar's other written forms
-    seed: Any = 0
-    islamic_convention: str = "tabular"
-    exclude_disputed: bool = False   # leave out instances whose gold depends on a disputed day (span.disputes)
+# How instances are generated: one GenerationRequest, handed whole to every family (``Options`` is its old
+# name, kept for callers of the family interface).
+Options = GenerationRequest
 
 
 class Planned(Protocol):
@@ -50,15 +46,22 @@ class Planned(Protocol):
 
 
 class TaskFamily(Protocol):
+    """A family: a package ``span/benchmark/<name>/`` whose ``FAMILY`` implements this, and one line in
+    ``families.FAMILY_MODULES``. Generation gets the evaluation date as an EvalDay (its dates in every
+    calendar, each converted once for all families) and the whole GenerationRequest."""
+
     name: str
+    summary: str                      # one line: what the family asks (CLI help, docs)
     reasoning_types: tuple[str, ...]
     question_formats: tuple[str, ...]
     directions: tuple[str, ...]
+    question_openings: tuple[str, ...]  # how its questions start (the parse error names them)
 
     # generation
-    def per_date(self, options: Options) -> int: ...
-    def plan(self, eval_date: date, options: Options) -> Iterable[Planned]: ...
-    def build(self, eval_date: date, options: Options, planned: Iterable[Planned], search: Any) -> Iterator[dict]: ...
+    def per_date(self, request: GenerationRequest) -> int | None: ...   # None: plan a date to count
+    def plan(self, day: EvalDay, request: GenerationRequest) -> Iterable[Planned]: ...
+    def build(self, day: EvalDay, request: GenerationRequest, planned: Iterable[Planned],
+              search: Any) -> Iterator[dict]: ...
     def execute(self, instance: dict, search: Any) -> tuple[Any, Any]: ...
     def strata(self, instance: dict) -> tuple: ...
 

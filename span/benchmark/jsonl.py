@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 from typing import Iterable, Iterator
 
-from .generate import generate_instances
-from .protocol import check_convention
+from .generate import generate_instances, generate_sample
+from .request import GenerationRequest
 
 _ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False)
 
@@ -25,24 +25,20 @@ def encode(instance: dict) -> str:
     return _ENCODER.encode(instance)
 
 
-def _date_lines(eval_date: date, options: dict) -> list[str]:
-    return [encode(i) for i in generate_instances(eval_date, **options)]
+def _date_lines(eval_date: date, request: GenerationRequest) -> list[str]:
+    return [encode(i) for i in generate_instances(eval_date, request)]
 
 
-def iter_lines(dates: Iterable[date], *, jobs: int = 1, polar_negatives: bool = False,
-               date_formats: bool = False, seed=0, extended: bool = False,
-               islamic_convention: str = "tabular", exclude_disputed: bool = False) -> Iterator[str]:
-    options = {"polar_negatives": polar_negatives, "date_formats": date_formats, "seed": seed}
-    if extended:  # only when asked: the paper's call stays exactly as it was
-        options["extended"] = True
-    if exclude_disputed:
-        options["exclude_disputed"] = True
-    if islamic_convention != "tabular":  # likewise
-        options["islamic_convention"] = check_convention(islamic_convention)
+def iter_lines(dates: Iterable[date], request: GenerationRequest | None = None, *, jobs: int = 1) -> Iterator[str]:
+    """The request's instances as JSON lines (a sample, ``request.sample``, is drawn in this process)."""
+    request = request if request is not None else GenerationRequest()
+    if request.sample is not None:
+        yield from (encode(i) for i in generate_sample(dates, request.sample, request))
+        return
     dates = list(dates)
     if jobs <= 1 or len(dates) <= 1:
         for d in dates:
-            for inst in generate_instances(d, **options):
+            for inst in generate_instances(d, request):
                 yield encode(inst)
         return
     try:
@@ -54,14 +50,14 @@ def iter_lines(dates: Iterable[date], *, jobs: int = 1, polar_negatives: bool = 
         pending: deque = deque()
         it = iter(dates)
         for d in it:
-            pending.append(pool.submit(_date_lines, d, options))
+            pending.append(pool.submit(_date_lines, d, request))
             if len(pending) >= 2 * jobs:
                 break
         while pending:
             lines = pending.popleft().result()
             nxt = next(it, None)
             if nxt is not None:
-                pending.append(pool.submit(_date_lines, nxt, options))
+                pending.append(pool.submit(_date_lines, nxt, request))
             yield from lines
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -91,7 +91,56 @@ def festival_pairs_for(convention: str = "tabular") -> tuple[tuple[str, str], ..
 FESTIVAL_BY_NAME = {f.name: f for f in (*PAPER_FESTIVALS, *festivals_for("umm_al_qura"))}
 
 
+@lru_cache(maxsize=None)
+def directions_among(non_gregorian: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The (source, target) pairs with Gregorian on one side and each of `non_gregorian` on the other:
+    Gregorian to each, then each to Gregorian (the paper's 10 for its five)."""
+    return tuple(("gregorian", c) for c in non_gregorian) + tuple((c, "gregorian") for c in non_gregorian)
+
+
+@lru_cache(maxsize=None)
+def festival_pairs_among(non_gregorian: tuple[str, ...], convention: str = "tabular") -> tuple[tuple[str, str], ...]:
+    """The paper's festival/target pairs with `non_gregorian` as the other side: each Gregorian festival to
+    each of them, each festival of one of them to Gregorian (the paper's 49 for its five), in the paper's
+    order. A festival whose calendar is not among them is left out."""
+    out = []
+    for f in festivals_for(convention):
+        if f.calendar == "gregorian":
+            out.extend((f.name, t) for t in non_gregorian)
+        elif f.calendar in non_gregorian:
+            out.append((f.name, "gregorian"))
+    return tuple(out)
+
+
+class EvalDay:
+    """Stage 1, once per evaluation date: the date in every calendar a family asks for, each conversion
+    made once (``day["hebrew"]``) and shared by every family's plan and build of that date."""
+
+    __slots__ = ("date", "_dates")
+
+    def __init__(self, eval_date: date) -> None:
+        if not isinstance(eval_date, date):
+            raise GeneratorError(f"evaluation date must be a datetime.date, got {eval_date!r:.60}")
+        self.date = eval_date
+        self._dates = {"gregorian": CalendarDate.create("gregorian", eval_date.year, eval_date.month, eval_date.day)}
+
+    def __getitem__(self, calendar: str) -> CalendarDate:
+        hit = self._dates.get(calendar)
+        if hit is None:
+            hit = self._dates[calendar] = self._dates["gregorian"].to(calendar)
+        return hit
+
+    def refs(self, calendars) -> dict[str, CalendarDate]:
+        """The day in each of `calendars` (canonical names), in that order."""
+        return {c: self[c] for c in calendars}
+
+    def isoformat(self) -> str:
+        return self.date.isoformat()
+
+    def __repr__(self) -> str:
+        return f"EvalDay({self.date.isoformat()})"
+
+
 def reference_dates(eval_date: date, islamic_convention: str = "tabular") -> dict[str, CalendarDate]:
     """Stage 1: the evaluation date in all six calendars (the Islamic one per the convention)."""
-    g = CalendarDate.create("gregorian", eval_date.year, eval_date.month, eval_date.day)
-    return {c: g if c == "gregorian" else g.to(c) for c in calendars_for(islamic_convention)}
+    return EvalDay(eval_date).refs(calendars_for(islamic_convention))

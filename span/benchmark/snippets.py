@@ -8,6 +8,7 @@ calendar beyond the six (``islamic_umm_al_qura``) is named canonically and, as a
 
 from __future__ import annotations
 
+from ..calendars import get_calendar
 from ..search import RESULT_KEYS
 
 # The paper's calendar keywords in code (Appendix F: "gregorian", "lunar", "islamic", ...).
@@ -18,6 +19,15 @@ CODE_CALENDAR = {"gregorian": "gregorian", "chinese_lunar": "lunar", "islamic": 
 def code_calendar(calendar: str) -> str:
     """The calendar keyword in code: the paper's ("lunar") for its six, else the canonical name."""
     return CODE_CALENDAR.get(calendar, calendar)
+
+
+def leap_key(calendar: str) -> str | None:
+    """The search_calendar key saying whether the day is in a leap month, for a calendar with leap months
+    ("lunar_is_leap_month" for the Chinese lunar calendar, as the paper's code reads it; "<name>_is_leap_month"
+    for one asked for as a target); None for a calendar without them."""
+    if calendar == "chinese_lunar":
+        return "lunar_is_leap_month"
+    return f"{calendar}_is_leap_month" if get_calendar(calendar).has_leap_months else None
 
 
 def search_call(calendar: str, args: list[tuple[str, str]], target: str | None = None) -> str:

@@ -6,8 +6,9 @@ read top to bottom:
     judge.py       the rules judge for answers to these questions
     answer.py      how the offline agents answer them (tools, program, baseline)
 
-    from ...benchmark import generate_instances
-    for inst in generate_instances(date(2025, 7, 1), extended=True):   # 1,780 paper + 344 extended
+    from span_toolkit.span.benchmark import GenerationRequest, generate
+    request = GenerationRequest(families=("paper", "extended"))
+    for inst in generate([date(2025, 7, 1)], request):   # 1,780 paper + 344 extended
         ...
 
 The paper's instances are unchanged (and come first); the extended ones have reasoning_type
@@ -21,7 +22,9 @@ from datetime import date
 from typing import Any, Iterable, Iterator
 
 from ..errors import QuestionParseError
-from ..family import Options, Verdict
+from ..family import Verdict
+from ..protocol import EvalDay
+from ..request import GenerationRequest
 from .answer import answer_extended, answer_from_results, baseline_answer, final_answer_text, tool_calls
 from .build import (EXTENDED_PER_DATE, TEMPLATE_COUNTS, PlannedQuestion, build_extended, execute_extended,
                     extended_code, generate_extended, plan_extended)
@@ -45,19 +48,22 @@ def strata(reasoning_type: str, template_id: str, source: str, target: str, ques
 
 class ExtendedFamily:
     name = "extended"
+    summary = ("beyond the paper: cross-calendar ordering and duration questions over the paper's six "
+               "calendars (344 per date)")
     reasoning_types = REASONING_TYPES
     question_formats = tuple(QUESTION_FORMATS[rt] for rt in REASONING_TYPES)
     directions = (DIRECTION,)
+    question_openings = ("'Which comes first:'", "'Order these from earliest to latest:'", "'How many days apart'")
 
-    def per_date(self, options: Options) -> int:
+    def per_date(self, request: GenerationRequest) -> int:
         return EXTENDED_PER_DATE
 
-    def plan(self, eval_date: date, options: Options) -> list[PlannedQuestion]:
-        return plan_extended(eval_date, options.seed)
+    def plan(self, day: EvalDay, request: GenerationRequest) -> list[PlannedQuestion]:
+        return plan_extended(day, request.seed)
 
-    def build(self, eval_date: date, options: Options, planned: Iterable[PlannedQuestion], search: Any
+    def build(self, day: EvalDay, request: GenerationRequest, planned: Iterable[PlannedQuestion], search: Any
               ) -> Iterator[dict]:
-        return build_extended(eval_date, planned, search=search)
+        return build_extended(day.date, planned, search=search)
 
     def execute(self, instance: dict, search: Any) -> tuple[Any, Any]:
         return execute_extended(instance, search)

@@ -40,7 +40,7 @@ from ...disputes import dispute_of
 from ..errors import GoldMismatchError
 from ..evaldates import check_eval_date
 from ..execute import CachedSearch, run_code
-from ..protocol import PAPER_FESTIVALS, reference_dates
+from ..protocol import PAPER_FESTIVALS, EvalDay
 from ..snippets import search_call
 from .questions import (CALENDARS, DIRECTION, LABELS, QUESTION_FORMATS, Item, answer_from_ordinals,
                         render_question, template_id)
@@ -63,11 +63,11 @@ _FESTIVAL_CALENDARS = tuple(c for c in CALENDARS if any(f.calendar == c for f in
 # ---------------------------------------------------------------------------------------------
 
 class _Plan:
-    def __init__(self, eval_date: date, seed) -> None:
-        self.eval_date = eval_date
+    def __init__(self, day: EvalDay, seed) -> None:
+        eval_date = self.eval_date = day.date
         self.seed = seed
         self.today = eval_date.toordinal()
-        refs = reference_dates(eval_date)
+        refs = day.refs(CALENDARS)   # the paper's six, tabular Islamic (the convention is the paper family's)
         self.festival_days = {f.name: Item.of_festival(f.name, refs[f.calendar].year, f.calendar)
                               for f in PAPER_FESTIVALS}
         self.ordinals = {name: item.ordinal for name, item in self.festival_days.items()}
@@ -185,10 +185,11 @@ class PlannedQuestion(NamedTuple):
                 "paper", self.eval_date.isoformat())
 
 
-def plan_extended(eval_date: date, seed=0) -> list[PlannedQuestion]:
+def plan_extended(eval_date: date | EvalDay, seed=0) -> list[PlannedQuestion]:
     """Every question of the date, planned (no code run)."""
-    check_eval_date(eval_date)
-    p = _Plan(eval_date, seed)
+    day = eval_date if isinstance(eval_date, EvalDay) else EvalDay(eval_date)
+    eval_date = check_eval_date(day.date)
+    p = _Plan(day, seed)
     groups = [
         ("ordering", "ordering_two_dates", p.dates_pairs("ordering_two_dates", ORDERING_GAPS, 180)),
         ("ordering", "ordering_two_festivals", p.festival_pairs("ordering_two_festivals")),

@@ -14,34 +14,35 @@ from datetime import date
 from typing import Any, Iterable, Iterator
 
 from ..execute import ExecutionError, answer_date, run_code
-from ..family import Options, Verdict
+from ..family import Verdict
+from ..protocol import EvalDay
+from ..request import GenerationRequest
 from . import answer as _answer
 from . import judge as _judge
 from .build import build_instances
 from .parser import ParsedQuestion, looks_paper, parse_paper
-from .plan import INSTANCES_PER_DATE, Spec, instance_strata, plan_instances
+from .plan import INSTANCES_PER_DATE, Spec, instance_strata, per_date, plan_day
 
 REASONING_TYPES = ("date", "festival")
 
 
 class PaperFamily:
     name = "paper"
+    summary = ("the SPAN paper's 12 templates (Table 1): date and festival questions, content and polar, "
+               "Gregorian to each chosen calendar and back")
     reasoning_types = REASONING_TYPES
     question_formats = ("content", "polar")
     directions = ("gregorian_to_other", "other_to_gregorian")
+    question_openings = ("'Today's date on the <calendar> calendar is \"<date>\".'",)
 
-    def per_date(self, options: Options) -> int:
-        if not options.date_formats:
-            return INSTANCES_PER_DATE
-        raise ValueError("the count with date_formats depends on the date; plan it")
+    def per_date(self, request: GenerationRequest) -> int | None:
+        return None if request.date_formats else per_date(request)
 
-    def plan(self, eval_date: date, options: Options) -> Iterator[Spec]:
-        return plan_instances(eval_date, polar_negatives=options.polar_negatives, date_formats=options.date_formats,
-                              seed=options.seed, islamic_convention=options.islamic_convention)
+    def plan(self, day: EvalDay, request: GenerationRequest) -> Iterator[Spec]:
+        return plan_day(day, request)
 
-    def build(self, eval_date: date, options: Options, planned: Iterable[Spec], search: Any) -> Iterator[dict]:
-        return build_instances(eval_date, planned, polar_negatives=options.polar_negatives, seed=options.seed,
-                               islamic_convention=options.islamic_convention, search=search)
+    def build(self, day: EvalDay, request: GenerationRequest, planned: Iterable[Spec], search: Any) -> Iterator[dict]:
+        return build_instances(day, planned, request, search=search)
 
     def execute(self, instance: dict, search: Any) -> tuple[Any, Any]:
         raw = run_code(instance["code"], search, filename=f"<{instance.get('id', 'instance')}>")

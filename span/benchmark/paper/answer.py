@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...calendars import CALENDAR_NAMES, canonical_name, get_calendar
 from ...errors import CalendarError
 from ...search import result_key
-from ..snippets import code_calendar
+from ..snippets import code_calendar, leap_key
 from .parser import ParsedQuestion
 
 
@@ -92,8 +92,8 @@ def _render_lines(target: str) -> list[str]:
     if names:
         lines.append(f"MONTHS = {names!r}")
         lines.append('print(f"{d} {MONTHS[m]} {y}")')
-    elif target == "chinese_lunar":
-        lines.append('print(f"{y}-leap{m}-{d}" if result["lunar_is_leap_month"] else f"{y}-{m}-{d}")')
+    elif leap_key(target) is not None:
+        lines.append(f'print(f"{{y}}-leap{{m}}-{{d}}" if result["{leap_key(target)}"] else f"{{y}}-{{m}}-{{d}}")')
     else:
         lines.append('print(f"{y}-{m}-{d}")')
     return lines
@@ -103,8 +103,8 @@ def _compare_lines(target: str, expected) -> list[str]:
     key = result_key(target)
     lines = [f'y, m, d = map(int, result["{key}"].split("-"))',
              f"same = (y, m, d) == ({expected.year}, {expected.month}, {expected.day})"]
-    if target == "chinese_lunar":
-        lines.append(f'same = same and bool(result["lunar_is_leap_month"]) == {bool(expected.is_leap_month)}')
+    if leap_key(target) is not None:
+        lines.append(f'same = same and bool(result["{leap_key(target)}"]) == {bool(expected.is_leap_month)}')
     lines.append('print("Yes" if same else "No")')
     return lines
 

@@ -19,13 +19,15 @@ from typing import Iterable, Iterator
 
 from ... import festivals as _festivals
 from ...arithmetic import shift_date
+from ...calendars import get_calendar
 from ...dates import CalendarDate
 from ...disputes import dispute_of
 from ...errors import CalendarError
 from .. import formats as _formats
 from ..errors import GoldMismatchError
 from ..execute import CachedSearch, ExecutionError, answer_date, run_code
-from ..protocol import FESTIVAL_BY_NAME, reference_dates
+from ..protocol import FESTIVAL_BY_NAME, EvalDay
+from ..request import GenerationRequest
 from .plan import Spec
 from .templates import TEMPLATES, QuestionTemplate, date_code, festival_code, render_question
 
@@ -174,9 +176,9 @@ def _near_miss(ctx: _DateContext, spec: Spec, answer: CalendarDate) -> tuple[str
     if spec.target == "islamic_umm_al_qura":
         # the other convention's mistake: the tabular Islamic date's numbers, read as Umm al-Qura
         cands.append(("tabular_islamic", lambda: _same_numbers(answer.to("islamic"), "islamic_umm_al_qura")))
-    if spec.target == "chinese_lunar":
+    if get_calendar(spec.target).has_leap_months:
         cands.append(("leap_month_confusion",
-                      lambda: CalendarDate.create("chinese_lunar", answer.year, answer.month, answer.day,
+                      lambda: CalendarDate.create(spec.target, answer.year, answer.month, answer.day,
                                                   not answer.is_leap_month)))
     if spec.target == "hebrew" and answer.month in (12, 13):
         cands.append(("adar_confusion",
@@ -264,15 +266,11 @@ def _disputes(ctx: _DateContext, spec: Spec) -> list[dict]:
     return ctx.disputes[spec.twin_key]
 
 
-def _context(eval_date: date, polar_negatives: bool, seed, convention: str = "tabular") -> _DateContext:
-    return _DateContext(eval_date, reference_dates(eval_date, convention), seed, polar_negatives, convention)
-
-
-
-def build_instances(eval_date: date, specs: Iterable[Spec], *, polar_negatives: bool = False, seed=0,
-                    islamic_convention: str = "tabular", search: CachedSearch | None = None) -> Iterator[dict]:
+def build_instances(day: EvalDay, specs: Iterable[Spec], request: GenerationRequest, *,
+                    search: CachedSearch | None = None) -> Iterator[dict]:
     """The instances of `specs` (all of one evaluation date), built in order with one shared context."""
-    ctx = _context(eval_date, polar_negatives, seed, islamic_convention)
+    ctx = _DateContext(day.date, day.refs(("gregorian", *request.non_gregorian)), request.seed,
+                       request.polar_negatives, request.islamic_convention)
     if search is not None:
         ctx.search = search
     for spec in specs:

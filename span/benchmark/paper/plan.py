@@ -15,13 +15,22 @@ from datetime import date
 from typing import Iterator
 
 from .. import formats as _formats
-from ..evaldates import check_eval_date
-from ..protocol import DIRECTIONS, FESTIVAL_BY_NAME, FESTIVAL_PAIRS, directions_for, festival_pairs_for, reference_dates
+from ..evaldates import check_request_date
+from ..protocol import (DIRECTIONS, FESTIVAL_BY_NAME, FESTIVAL_PAIRS, EvalDay, directions_among,
+                        festival_pairs_among)
+from ..request import GenerationRequest
 from .templates import DATE_OFFSETS, DATE_TEMPLATES, FESTIVAL_TEMPLATES, TEMPLATES, YEAR_OFFSETS, QuestionTemplate
 
 INSTANCES_PER_DATE = len(DATE_TEMPLATES) * len(DIRECTIONS) * len(DATE_OFFSETS) + \
     len(FESTIVAL_TEMPLATES) * len(FESTIVAL_PAIRS) * len(YEAR_OFFSETS)
 assert INSTANCES_PER_DATE == 1780
+
+
+def per_date(request: GenerationRequest) -> int:
+    """Instances per evaluation date with the paper's date format (1,780 for the paper's calendars)."""
+    ng = request.non_gregorian
+    return len(DATE_TEMPLATES) * len(directions_among(ng)) * len(DATE_OFFSETS) + \
+        len(FESTIVAL_TEMPLATES) * len(festival_pairs_among(ng, request.islamic_convention)) * len(YEAR_OFFSETS)
 
 
 def strata(source: str, target: str, reasoning_type: str, question_format: str, negative: bool,
@@ -71,14 +80,15 @@ class Spec:
                       self.date_format, self.eval_date.isoformat(), self.template_id)
 
 
-def _base_plan(eval_date: date, convention: str = "tabular") -> list[tuple]:
+def _base_plan(request: GenerationRequest) -> list[tuple]:
     """(template_id, source, target, offset, festival) in output order."""
+    ng = request.non_gregorian
     out = []
-    for source, target in directions_for(convention):
+    for source, target in directions_among(ng):
         for t in DATE_TEMPLATES:
             for n in DATE_OFFSETS:
                 out.append((t.template_id, source, target, n, None))
-    for fest_name, target in festival_pairs_for(convention):
+    for fest_name, target in festival_pairs_among(ng, request.islamic_convention):
         source = FESTIVAL_BY_NAME[fest_name].calendar
         for t in FESTIVAL_TEMPLATES:
             for n in YEAR_OFFSETS:
@@ -106,17 +116,23 @@ def _negatives(eval_date: date, plan: list[tuple], seed) -> set[tuple]:
     return chosen
 
 
-def plan_instances(eval_date: date, *, polar_negatives: bool = False, date_formats: bool = False,
-                   seed=0, islamic_convention: str = "tabular") -> Iterator[Spec]:
-    check_eval_date(eval_date, islamic_convention)
-    refs = reference_dates(eval_date, islamic_convention)
-    plan = _base_plan(eval_date, islamic_convention)
-    negatives = _negatives(eval_date, plan, seed) if polar_negatives else set()
-    renderings = {c: (_formats.variants(d) if date_formats else [("paper", d.display())])
+def plan_day(day: EvalDay, request: GenerationRequest) -> Iterator[Spec]:
+    """Every instance of the date, planned (stage 3 without execution), in output order."""
+    eval_date = day.date
+    check_request_date(eval_date, request)
+    refs = day.refs(("gregorian", *request.non_gregorian))
+    plan = _base_plan(request)
+    negatives = _negatives(eval_date, plan, request.seed) if request.polar_negatives else set()
+    renderings = {c: (_formats.variants(d) if request.date_formats else [("paper", d.display())])
                   for c, d in refs.items()}
+    convention = request.islamic_convention
     for key in plan:
         tid, source, target, n, fest = key
         neg = key in negatives
         for fam, text in renderings[source]:
-            yield Spec(eval_date, tid, source, target, n, fest, neg, fam, text, islamic_convention)
+            yield Spec(eval_date, tid, source, target, n, fest, neg, fam, text, convention)
 
+
+def plan_instances(eval_date: date, request: GenerationRequest | None = None, **fields) -> Iterator[Spec]:
+    """plan_day for a date and a request (or GenerationRequest fields: polar_negatives=True, ...)."""
+    return plan_day(EvalDay(eval_date), GenerationRequest.of(request, **fields))

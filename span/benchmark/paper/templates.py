@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ...dates import CalendarDate
 from ...search import result_key
 from ..protocol import calendar_title
-from ..snippets import code_calendar, search_call
+from ..snippets import code_calendar, leap_key, search_call
 
 DATE_OFFSETS = tuple(range(1, 11))      # n_d and n_w
 YEAR_OFFSETS = tuple(range(1, 6))       # n_y
@@ -93,20 +93,20 @@ def render_question(t: QuestionTemplate, *, source: str, target: str, reference_
 # ---------------------------------------------------------------------------------------------
 
 def _content_tail(target: str) -> str:
-    key = result_key(target)
-    if target == "chinese_lunar":
+    key, leap = result_key(target), leap_key(target)
+    if leap is not None:
         return (f'answer = calendar.get("{key}")\n'
-                'if calendar.get("lunar_is_leap_month"):\n'
+                f'if calendar.get("{leap}"):\n'
                 '    answer = answer.replace("-", "-leap", 1)\n')
     return f'answer = calendar.get("{key}")\n'
 
 
 def _polar_tail(target: str, expected: CalendarDate) -> str:
-    key = result_key(target)
+    key, leap = result_key(target), leap_key(target)
     conds = [f"year == {expected.year}", f"month == {expected.month}", f"day == {expected.day}"]
-    if target == "chinese_lunar":
-        conds.append('calendar.get("lunar_is_leap_month")' if expected.is_leap_month
-                     else 'not calendar.get("lunar_is_leap_month")')
+    if leap is not None:
+        conds.append(f'calendar.get("{leap}")' if expected.is_leap_month
+                     else f'not calendar.get("{leap}")')
     body = "\n    and ".join(conds)
     return (f'year, month, day = map(int, calendar.get("{key}").split("-"))\n\n'
             f"answer = bool(\n    {body}\n)\n")
