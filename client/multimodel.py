@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .providers import ModelSpecError, parse_model
+from .models import ModelSpecError, parse_model
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -16,11 +16,9 @@ from urllib.parse import urlsplit
 
 from .providers.errors import (UNKNOWN_HOST, body_message, chain_text, classify_provider_error, exception_chain,
                                innermost_message)
+from .providers.registry import EndpointCheck, ProviderKind, kind as _kind
 
-KINDS = ("openai", "openai-compatible", "anthropic")
 DEFAULT_TIMEOUT = 8.0  # the whole check; the issue's budget is 10 s from start to exit
-_OPENAI_URL = "https://api.openai.com/v1"
-_ANTHROPIC_URL = "https://api.anthropic.com"
 
 
 class EndpointCheckError(Exception):
@@ -46,27 +44,25 @@ class EndpointInfo:
     warning: str | None = None
 
 
-async def check_model_endpoint(base_url: str | None, api_key: str | None, model: str, kind: str, *,
+async def check_model_endpoint(base_url: str | None, api_key: str | None, model: str, kind: str | ProviderKind, *,
                                timeout: float = DEFAULT_TIMEOUT) -> EndpointInfo:
-    """One cheap request to the model endpoint; raises :class:`EndpointCheckError` (one line) on failure."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    if kind == "openai-compatible" and not base_url:
-        raise ValueError("an openai-compatible endpoint needs a base URL (e.g. http://127.0.0.1:8080/v1)")
+    """One cheap request to the model endpoint of a provider kind (its name or its
+    :class:`~client.providers.registry.ProviderKind`); raises :class:`EndpointCheckError` (one line) on
+    failure."""
+    kind = _kind(kind)
+    how = kind.check
+    if kind.needs_base_url and not base_url:
+        raise ValueError(f"an {kind.name} endpoint needs a base URL (e.g. http://127.0.0.1:8080/v1)")
     if not timeout > 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
     started = time.monotonic()
-    if kind == "anthropic":
-        root = (base_url or _ANTHROPIC_URL).rstrip("/")
-        url = f"{root}/v1/models/{model}"
-    else:
-        root = (base_url or _OPENAI_URL).rstrip("/")
-        url = f"{root}/models" + ("" if kind == "openai-compatible" else f"/{model}")
+    root = (base_url or how.default_root).rstrip("/")
+    url = how.url(root, model)
     # the SDK import stays outside the budget: on a loaded machine it alone can take seconds. The SDK's own
     # timeout fires first, so that a connect timeout can be told from a read timeout
-    client, not_found = _client(root, api_key, kind, timeout * 0.9)
+    client, not_found = how.client(root, api_key, timeout * 0.9)
     try:
-        info = await asyncio.wait_for(_check(client, not_found, model, kind, url), timeout)
+        info = await asyncio.wait_for(_check(client, not_found, model, how, url), timeout)
     except EndpointCheckError:
         raise
     except (asyncio.TimeoutError, TimeoutError):
@@ -85,21 +81,9 @@ async def check_model_endpoint(base_url: str | None, api_key: str | None, model:
     return info
 
 
-def _client(root: str, api_key: str | None, kind: str, timeout: float) -> tuple[Any, type]:
-    if kind == "anthropic":
-        import anthropic
-
-        return (anthropic.AsyncAnthropic(api_key=api_key or "none", base_url=root, max_retries=0, timeout=timeout),
-                anthropic.NotFoundError)
-    import openai
-
-    return (openai.AsyncOpenAI(api_key=api_key or "none", base_url=root, max_retries=0, timeout=timeout),
-            openai.NotFoundError)
-
-
-async def _check(client: Any, not_found: type, model: str, kind: str, url: str) -> EndpointInfo:
+async def _check(client: Any, not_found: type, model: str, how: EndpointCheck, url: str) -> EndpointInfo:
     try:
-        if kind == "openai-compatible":
+        if how.lists_models:
             page = await client.models.list()
             ids = [m.id for m in getattr(page, "data", None) or []]
             warning = None
@@ -114,19 +98,15 @@ async def _check(client: Any, not_found: type, model: str, kind: str, url: str) 
             if _says_model_unknown(e, model):
                 raise
             # a proxy without the models route: ask for one token instead
-            await _tiny_request(client, model, kind)
+            await _tiny_request(client, model, how)
         return EndpointInfo(url=url, seconds=0.0)
     finally:
         await client.close()
 
 
-async def _tiny_request(client: Any, model: str, kind: str) -> None:
-    msgs = [{"role": "user", "content": "ping"}]
+async def _tiny_request(client: Any, model: str, how: EndpointCheck) -> None:
     try:
-        if kind == "anthropic":
-            await client.messages.create(model=model, max_tokens=1, messages=msgs)
-        else:
-            await client.chat.completions.create(model=model, max_completion_tokens=1, messages=msgs)
+        await how.ping(client, model)
     except Exception as e:  # noqa: BLE001
         status = getattr(e, "status_code", None)
         if status is not None and status not in (401, 403, 404):
@@ -146,7 +126,7 @@ def _says_model_unknown(e: Any, model: str) -> bool:
                                 or model.lower() in text)
 
 
-def _endpoint_error(e: BaseException, url: str, model: str, kind: str, timeout: float) -> EndpointCheckError:
+def _endpoint_error(e: BaseException, url: str, model: str, kind: ProviderKind, timeout: float) -> EndpointCheckError:
     category = classify_provider_error(e)
     status = getattr(e, "status_code", None)
     host = urlsplit(url).hostname or url
@@ -161,10 +141,10 @@ def _endpoint_error(e: BaseException, url: str, model: str, kind: str, timeout: 
     elif category == "timeout":
         why = f"no answer within {timeout:g} s (is the server up and the URL right?)"
     elif category == "auth":
-        env = "ANTHROPIC_API_KEY" if kind == "anthropic" else "OPENAI_API_KEY"
-        why = f"HTTP {status or ''} {body_message(e) or 'unauthorized'} (check --api-key or {env})".replace("  ", " ")
+        why = (f"HTTP {status or ''} {body_message(e) or 'unauthorized'} (check --api-key or "
+               f"{kind.key_env})").replace("  ", " ")
     elif category == "not_found":
-        if kind == "openai-compatible":
+        if kind.check.lists_models:
             hint = ("; OpenAI-compatible servers serve /v1/models: is '/v1' missing from --base-url?"
                     if not urlsplit(url).path.rstrip("/").endswith("/v1/models") else "")
             why = f"HTTP 404, no models route at this URL{hint}"

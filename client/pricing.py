@@ -23,8 +23,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .providers.registry import ModelRef, ProviderKind, kind as _kind, provider_ref
+
 PRICES_AS_OF = "2026-08-05"
-BATCH_DISCOUNT = {"openai": 0.5, "anthropic": 0.5}  # both: 50 % off input and output through the Batch API
+# the Batch API's factor (both: 50 % off input and output) is each kind's batch_discount (providers.registry)
 
 # USD per million tokens: (input, output)
 _OPENAI: dict[str, tuple[float, float]] = {
@@ -50,7 +52,7 @@ _ANTHROPIC: dict[str, tuple[float, float]] = {
     "claude-opus-4-8": (5.00, 25.00), "claude-sonnet-5": (3.00, 15.00),
     "claude-fable-5": (10.00, 50.00), "claude-mythos-5": (10.00, 50.00),
 }
-TABLE = {"openai": _OPENAI, "anthropic": _ANTHROPIC}
+TABLES = {"openai": _OPENAI, "anthropic": _ANTHROPIC}  # by a kind's price_table
 
 # a snapshot's date or a moving alias at the end of a model id: gpt-4o-2024-08-06, claude-sonnet-4-5-20250929,
 # claude-3-5-sonnet-latest, claude-opus-4-0 (Anthropic's "-0" alias of the first 4.x release)
@@ -84,9 +86,27 @@ class Price:
                 "batch_discount": self.batch_discount, "source": self.source}
 
 
-def _candidates(kind: str, model: str) -> list[str]:
-    """The names to try, most specific first: the id as given, without a snapshot suffix, and (Anthropic)
-    in the current family order with dashes for dots."""
+def _claude_spellings(names: list[str]) -> list[str]:
+    """Anthropic's names in the current family order, with dashes for dots."""
+    out = []
+    for n in names:
+        dashed = n.replace(".", "-")
+        m = _OLD_ORDER.match(dashed)
+        if m:
+            version, family = m.groups()
+            # claude-3-5-sonnet is its own key; claude-4-5-haiku is claude-haiku-4-5 (the 4.x spelling)
+            out.append(dashed if version.startswith("3") else f"claude-{family}-{version}")
+        out.append(dashed)
+    return out
+
+
+# other spellings of a table's model ids, by table
+SPELLINGS = {"anthropic": _claude_spellings}
+
+
+def _candidates(table: str, model: str) -> list[str]:
+    """The names to try, most specific first: the id as given, without a snapshot suffix, and the table's
+    other spellings (Anthropic: the current family order, dashes for dots)."""
     name = model.strip().lower()
     out = [name]
     stripped = name
@@ -96,27 +116,23 @@ def _candidates(kind: str, model: str) -> list[str]:
             break
         stripped = shorter
         out.append(stripped)
-    if kind == "anthropic":
-        for n in list(out):
-            dashed = n.replace(".", "-")
-            m = _OLD_ORDER.match(dashed)
-            if m:
-                version, family = m.groups()
-                # claude-3-5-sonnet is its own key; claude-4-5-haiku is claude-haiku-4-5 (the 4.x spelling)
-                out.append(dashed if version.startswith("3") else f"claude-{family}-{version}")
-            out.append(dashed)
+    spell = SPELLINGS.get(table)
+    if spell is not None:
+        out += spell(list(out))
     return list(dict.fromkeys(out))
 
 
-def table_price(kind: str, model: str) -> Price | None:
-    """The table's price for ``kind`` ("openai" | "anthropic") and a model id, or None (unknown)."""
-    table = TABLE.get(kind)
+def table_price(kind: str | ProviderKind, model: str) -> Price | None:
+    """The table's price for a provider kind and a model id, or None (unknown: a kind without a price
+    table, a fine-tuned model, a name the table does not hold)."""
+    k = _kind(kind)
+    table = TABLES.get(k.price_table or "")
     if not table or model.lower().startswith("ft:"):
         return None
-    for name in _candidates(kind, model):
+    for name in _candidates(k.price_table, model):
         if name in table:
             i, o = table[name]
-            return Price(i, o, f"table {PRICES_AS_OF}", BATCH_DISCOUNT.get(kind, 1.0))
+            return Price(i, o, f"table {PRICES_AS_OF}", k.batch_discount)
     return None
 
 
@@ -125,15 +141,19 @@ def _check(value: float | None, flag: str) -> None:
         raise PriceError(f"{flag} must be a number of USD per million tokens, >= 0; got {value!r}")
 
 
-def resolve_price(label: str, price_in: float | None = None, price_out: float | None = None) -> Price | None:
-    """The price of ``label`` (``openai/gpt-4o``, ``anthropic/claude-…``, ``openai-compatible/…``): the
-    table's, with ``--price-in`` / ``--price-out`` replacing either side. None when the cost is unknown.
+def resolve_price(ref: ModelRef | str, price_in: float | None = None, price_out: float | None = None
+                  ) -> Price | None:
+    """The price of a provider model (a :class:`ModelRef`, or its label: ``openai/gpt-4o``,
+    ``anthropic/claude-…``, ``openai-compatible/…``): the table's, with ``--price-in`` / ``--price-out``
+    replacing either side. None when the cost is unknown.
 
     A model the table does not know needs both prices (half a price would make a wrong total)."""
     _check(price_in, "--price-in")
     _check(price_out, "--price-out")
-    kind, _, model = label.partition("/")
-    known = table_price(kind, model) if model else None
+    if isinstance(ref, str):
+        ref = provider_ref(ref) or ModelRef(None, ref)
+    label = ref.label
+    known = table_price(ref.kind, ref.model) if ref.kind is not None else None
     if price_in is None and price_out is None:
         return known
     if known is None:
@@ -141,9 +161,9 @@ def resolve_price(label: str, price_in: float | None = None, price_out: float | 
             missing = "--price-out" if price_out is None else "--price-in"
             raise PriceError(f"{label} is not in the price table ({PRICES_AS_OF}): give both --price-in and "
                              f"--price-out (missing {missing})")
-        # a compatible server has no Batch API discount we know of
+        # the kind's Batch API discount (a compatible server has none we know of)
         return Price(float(price_in), float(price_out), "--price-in/--price-out",
-                     BATCH_DISCOUNT.get(kind, 1.0) if kind != "openai-compatible" else 1.0)
+                     ref.kind.batch_discount if ref.kind is not None else 1.0)
     flags = ", ".join(f for f, v in (("--price-in", price_in), ("--price-out", price_out)) if v is not None)
     return Price(float(price_in if price_in is not None else known.input_per_mtok),
                  float(price_out if price_out is not None else known.output_per_mtok),

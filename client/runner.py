@@ -27,12 +27,14 @@ from typing import Any, Iterator
 from span_toolkit import prompts
 from . import dataset as _dataset
 from .batch import BatchError
-from .budget import Budget, BudgetError, check_budget
+from .budget import Budget
 from .cache import CacheError, ResponseCache
 from .metering import attempt_scope
 from .passk import attempt_of
-from .pricing import Price, PriceError, resolve_price
-from .providers import ModelSpecError, Provider, make_provider
+from .models import make_model
+from .pricing import Price
+from .providers import ModelSpecError, Provider
+from .providers.registry import ref_of
 from .providers.errors import context_overflow_sizes, error_signature
 from .progress import Progress
 from .providers.thinking import ReasoningSettingError, reasoning_settings
@@ -40,7 +42,7 @@ from .rundir.summary import reasoning_line
 from .rejudge import rejudge_failed_requests
 from .retry import EndpointDown, RetryPolicy
 from .rundir import ResultLine, RunFolder, RunInfo, private_open, summarize
-from .scale import (BATCH_REFUSAL, SCALE_FIELDS, attempts_to_do, collect_batch, provider_stack, spent_in,
+from .scale import (SCALE_FIELDS, attempts_to_do, check_scale, collect_batch, provider_stack, spent_in,
                     summary_figures)
 from .scorer import FATAL_STATUS, Scorer, make_scorer
 from .settings import check_resume, run_settings, versions
@@ -146,8 +148,8 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
     scorer: Scorer | None = None
     try:
         if provider is None:
-            provider = make_provider(spec.model, base_url=spec.base_url, api_key=spec.api_key,
-                                     temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
+            provider = make_model(spec.ref, base_url=spec.base_url, api_key=spec.api_key,
+                                  temperature=spec.temperature, max_tokens=spec.max_tokens, timeout=spec.timeout)
         reasoning_notes = apply_reasoning(spec, provider)  # --reasoning-effort / --thinking-budget (#30)
         price, cache = scale_checks(spec, provider)
         scorer = make_scorer(spec.judge_model, base_url=spec.judge_base_url, api_key=spec.judge_api_key,
@@ -173,21 +175,7 @@ async def run_eval(spec: RunSpec, *, provider: Provider | None = None, instances
 def scale_checks(spec: RunSpec, provider: Provider) -> tuple[Price | None, ResponseCache | None]:
     """The model's price and response cache, and the scale options checked against the run
     (ModelSpecError: one line, before anything is written)."""
-    try:
-        price = resolve_price(provider.label, spec.price_in, spec.price_out) if provider.is_llm else None
-        if provider.is_llm:
-            check_budget(spec.budget, price, provider.label)
-    except (PriceError, BudgetError) as e:
-        raise ModelSpecError(str(e)) from None
-    if spec.batch:
-        if not provider.is_llm:
-            raise ModelSpecError(f"--batch goes with a model behind a Batch API (openai/…, anthropic/…); "
-                                 f"{provider.label} is an offline scripted agent, which answers at once")
-        if spec.mode != "unaided":
-            raise ModelSpecError(BATCH_REFUSAL)
-        if spec.budget is not None:
-            raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
-                                 "ends; drop one of them")
+    price = check_scale(spec, ref_of(provider))  # the checks `eval` made of the command line, for any spec
     try:
         asks_an_llm = provider.is_llm or spec.judge_model  # the model, or an LLM judge of a scripted agent
         cache = ResponseCache(spec.cache_dir) if (spec.cache or spec.cache_dir) and asks_an_llm else None
@@ -326,8 +314,7 @@ class EvalRun:
         from .preflight import check_model_endpoint
 
         p = self.model
-        kind = p.label.split("/", 1)[0]
-        info = await check_model_endpoint(p.base_url, getattr(p.client, "api_key", None), p.model, kind)
+        info = await check_model_endpoint(p.base_url, getattr(p.client, "api_key", None), p.model, ref_of(p).kind)
         if info.warning and not self.spec.quiet:
             print(f"span-client: warning: {info.warning}", file=sys.stderr)
 

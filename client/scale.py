@@ -9,16 +9,46 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Iterator
 
 from .batch import BatchAnsweredProvider, BatchDriver, Collected, CollectingProvider, backend_for
+from .budget import BudgetError, check_budget
 from .cache import CachingProvider, ResponseCache
 from .metering import MeteredProvider, attempt_scope
 from .passk import attempt_of, epoch_metrics
-from .pricing import format_usd, judge_spend
+from .pricing import Price, PriceError, format_usd, judge_spend, resolve_price
 from .providers.base import ModelReply, Provider, ProviderError
+from .providers.registry import ModelRef, ModelSpecError
 from .rundir.batches import BatchRecords
 
 BATCH_REFUSAL = ("--batch answers the unaided arm only: a with-tools or Time Agent instance needs the model's "
                  "reply before it can send its next request, and a batch answers everything at once, up to 24 h "
                  "later; run that arm without --batch")
+
+
+def check_scale(spec: Any, ref: ModelRef) -> Price | None:
+    """The scale options of a run (``RunSpec``) checked against its model, once for both ways in: ``eval``
+    checks every model before the first runs, the runner a spec built in Python. The model's price (None:
+    unknown, or an offline scripted agent); ModelSpecError: one line, before anything is written."""
+    if spec.batch:
+        if spec.mode != "unaided":
+            raise ModelSpecError(BATCH_REFUSAL)
+        if not ref.is_llm:
+            raise ModelSpecError(f"--batch goes with a model behind a Batch API (openai/…, anthropic/…); "
+                                 f"{ref.label} is an offline scripted agent, which answers at once")
+        if ref.kind.batch_api is None:
+            raise ModelSpecError(f"--batch: {ref.label} has no Batch API; run it without --batch")
+        if spec.budget is not None:
+            raise ModelSpecError("--budget cannot bound a --batch run: a batch is submitted whole and billed when it "
+                                 "ends; drop one of them")
+    if not ref.is_llm:
+        if spec.budget is not None and not spec.judge_model:
+            raise ModelSpecError(f"--budget bounds what a model's requests cost; {ref.label} is an offline scripted "
+                                 f"agent, which costs nothing (nor is there an LLM judge to pay): drop --budget")
+        return None
+    try:
+        price = resolve_price(ref, spec.price_in, spec.price_out)
+        check_budget(spec.budget, price, ref.label)
+    except (PriceError, BudgetError) as e:
+        raise ModelSpecError(str(e)) from None
+    return price
 
 
 def provider_stack(provider: Provider, *, cache: ResponseCache | None = None,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from span_toolkit import prompts
+from .providers.registry import SDK_PACKAGES
 from .rundir import RunFolderError, RunInfo
 from .spec import RunSpec
 
@@ -100,7 +101,7 @@ def versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
-    for pkg in ("span-toolkit", "anthropic", "openai", "mcp"):
+    for pkg in ("span-toolkit", *SDK_PACKAGES, "mcp"):  # the SDKs: anthropic, openai
         try:
             out[pkg] = version(pkg)
         except PackageNotFoundError:

@@ -1,7 +1,7 @@
 """Everything the inspect integration takes from the rest of the project, imported in this one place:
 when a module moves (the scripted agents, the sandbox, the eval tools), only a line here changes."""
 
-from span_toolkit.client.providers import scripted
+from span_toolkit.client.agents import scripted
 from span_toolkit.client.providers.base import ProviderError
 from span_toolkit.client.sandbox import KINDS as SANDBOX_KINDS
 from span_toolkit.client.sandbox import Sandbox, SandboxError

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.agents.scripted import final_answer, program_for
 from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text
 

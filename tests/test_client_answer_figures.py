@@ -11,7 +11,7 @@ import pytest
 
 from span_toolkit.client.cli import main
 from span_toolkit.client.rundir.counts import MIN_POLAR_ANSWERS, FormatTally, one_word_warning
-from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.agents.scripted import final_answer, program_for
 from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 from tests.fakes.helpers import read_results, write_jsonl

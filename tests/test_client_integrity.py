@@ -159,7 +159,7 @@ def test_auto_without_a_strong_mode_stops_with_one_line(tmp_path, capsys, monkey
 # ---------------------------------------------------------------------------------------- SIGTERM
 
 def _slow_coder(body, index):
-    from span_toolkit.client.providers.scripted import final_answer, program_for
+    from span_toolkit.client.agents.scripted import final_answer, program_for
     from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 
     if len([m for m in body["messages"] if m["role"] == "user"]) == 1:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from span_toolkit.client.cli import main
-from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.agents.scripted import final_answer, program_for
 from span_toolkit.client.solvers.timeagent_messages import stdout_from_message
 from tests.fakes.cheats import sandbox_folders, sandbox_processes
 from tests.fakes.providers import FakeOpenAI, Text, first_user_text

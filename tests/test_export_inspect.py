@@ -173,8 +173,14 @@ def test_bad_exports_are_one_line_errors(tmp_path, runs, capsys):
     assert "not a finished run folder" in capsys.readouterr().err
     assert _export(runs["baseline"], tmp_path / "a.txt") == 2
     assert "name the file .eval" in capsys.readouterr().err
-    assert _export(runs["baseline"], tmp_path / "no-such-dir" / "a.eval") == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert _export(runs["baseline"], tmp_path / "new" / "logs" / "a.eval") == 0  # issue 34: folders made
+    assert read_eval_log(str(tmp_path / "new" / "logs" / "a.eval")).status == "success"
+    capsys.readouterr()
+    assert _export(runs["baseline"], tmp_path / "new2" / "a.txt") == 2  # refused: no empty folder left behind
+    assert "name the file .eval" in capsys.readouterr().err and not (tmp_path / "new2").exists()
+    (tmp_path / "afile").write_text("x")
+    assert _export(runs["baseline"], tmp_path / "afile" / "a.eval") == 2
+    assert "is not a folder" in capsys.readouterr().err
     (tmp_path / "taken.eval").write_text("keep me")
     assert _export(runs["baseline"], tmp_path / "taken.eval") == 2
     assert "--force" in capsys.readouterr().err and (tmp_path / "taken.eval").read_text() == "keep me"

@@ -101,7 +101,7 @@ def test_attempts_owed_first_attempts_first_and_resumed_per_attempt():
 
 
 def test_scripted_agents_are_not_wrapped(tmp_path):
-    from span_toolkit.client.providers.scripted import make
+    from span_toolkit.client.agents.scripted import make
 
     baseline = make("baseline")
     assert provider_stack(baseline, cache=ResponseCache(tmp_path)) is baseline

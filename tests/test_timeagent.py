@@ -12,7 +12,7 @@ import pytest
 from span_toolkit import span
 from span_toolkit.client.judges.rules import CORRECT, judge_answer
 from span_toolkit.client.sandbox import ExecResult, Limits, Sandbox
-from span_toolkit.client.providers.scripted import final_answer, program_for
+from span_toolkit.client.agents.scripted import final_answer, program_for
 from span_toolkit.client.solvers.timeagent_messages import (build_system_prompt, extract_code, format_execution, prompt_files,
                                                result_message, stdout_from_message)
 from span_toolkit.span.benchmark import generate_instances, sample_instances

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..providers.base import ModelReply, ProviderError
 from ..providers.errors import provider_error
+from ..providers.registry import ref_of
 
 Results = dict[str, "ModelReply | ProviderError"]
 
@@ -214,11 +215,14 @@ class AnthropicBatches:
         return out
 
 
+# the Batch APIs, by a provider kind's batch_api (client.providers.registry)
+BACKENDS = {"openai-batch": OpenAIBatches, "message-batches": AnthropicBatches}
+
+
 def backend_for(provider: Any) -> OpenAIBatches | AnthropicBatches:
     """The batch API of a provider (ValueError for one that has none)."""
-    kind = provider.label.split("/", 1)[0]
-    if kind == "openai" or kind == "openai-compatible":
-        return OpenAIBatches(provider)
-    if kind == "anthropic":
-        return AnthropicBatches(provider)
-    raise ValueError(f"{provider.label} has no Batch API")
+    kind = ref_of(provider).kind
+    backend = BACKENDS.get(kind.batch_api or "") if kind is not None else None
+    if backend is None:
+        raise ValueError(f"{provider.label} has no Batch API")
+    return backend(provider)

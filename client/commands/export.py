@@ -26,10 +26,17 @@ def run(args) -> int:
 
     if args.out.exists() and not args.force:
         raise common.UsageError(f"--out {args.out} exists; add --force to overwrite it, or choose another file")
+    made: list[Path] = []
     try:
         require_inspect()
+        made = _make_parent(args.out)
         path, log = export_inspect(args.run_dir, args.out)
     except (ExportError, RunFolderError) as e:
+        for folder in reversed(made):  # nothing written: leave no empty folders behind
+            try:
+                folder.rmdir()
+            except OSError:
+                break
         raise common.UsageError(str(e)) from None
     score = log.results.scores[0]
     acc = score.metrics["accuracy"].value
@@ -41,3 +48,19 @@ def run(args) -> int:
     print(f"wrote {path}: {len(log.samples)} samples ({score.scored_samples} scored), accuracy "
           + (f"{acc:.2%}" if acc == acc else "n/a") + f"; open it with: inspect view --log-dir {path.parent or '.'}")
     return 0
+
+
+def _make_parent(out: Path) -> list[Path]:
+    """``--out logs/x.eval`` into a ``logs/`` that does not exist yet: made, with its parents; the folders
+    made, outermost first."""
+    missing = [p for p in (out.parent, *out.parent.parents) if not p.exists()][::-1]
+    for p in (out.parent, *out.parent.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise common.UsageError(f"--out {out}: {p} exists and is not a folder")
+            break
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise common.UsageError(f"--out {out}: cannot create the folder {out.parent}: {e.strerror or e}") from None
+    return missing

@@ -1,5 +1,6 @@
-"""Scripted models: offline agents that are *not* LLMs. They stand where a model would, behind the provider
-interface, so they run through the very same solvers (prompt, tool loop, scoring) as a real model.
+"""Scripted models: offline agents that are *not* LLMs (so they live here, not in client.providers, which holds
+the LLM APIs). They stand where a model would, behind the provider interface, so they run through the very
+same solvers (prompt, tool loop, scoring) as a real model.
 
 * ``reference`` — a deterministic agent that reads a SPAN question with ``span.benchmark.parse_question``
   and answers it **only** from the MCP tools' results: ``date_arithmetic`` for date questions,
@@ -21,7 +22,7 @@ import uuid
 from span_toolkit.span.benchmark import family_of, parse_question
 
 from ..solvers import timeagent_messages as messages_of_time_agent
-from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
+from ..providers.base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec
 
 
 def _question(messages: list[dict]) -> str:
@@ -40,6 +41,8 @@ def _parse(question: str):
 
 class _Offline(Provider):
     is_llm = False
+    mode = ""   # the one arm the agent answers in (unaided | with_tools | time_agent)
+    needs = ""  # what to say when it is run in another arm
 
     def initial_messages(self, question: str) -> list[dict]:
         return [{"role": "user", "content": question}]
@@ -62,6 +65,8 @@ class _Offline(Provider):
 
 class ReferenceAgent(_Offline):
     label = "reference"
+    mode = "with_tools"
+    needs = "answers only by calling the MCP tools: add --with-tools"
     description = ("deterministic offline reference agent (not an LLM): parses the question and answers "
                    "only from the MCP tools' results")
 
@@ -102,6 +107,8 @@ class ReferenceAgent(_Offline):
 
 class BaselineAgent(_Offline):
     label = "baseline"
+    mode = "unaided"
+    needs = "is the unaided floor and never calls tools: drop --with-tools/--time-agent"
     description = ("trivial offline baseline (not an LLM): answers 'Yes' to every polar question and copies "
                    "the question's reference date as the answer to every content question")
 
@@ -112,6 +119,8 @@ class BaselineAgent(_Offline):
 
 class ReferenceCodeAgent(_Offline):
     label = "reference-code"
+    mode = "time_agent"
+    needs = "answers only by writing code for the sandbox: add --time-agent"
     description = ("deterministic offline code-writing agent (not an LLM): parses the question, writes Python "
                    "that calls search_calendar, and answers from what the sandbox printed")
 
