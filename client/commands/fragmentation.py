@@ -22,6 +22,7 @@ import tempfile
 from .argtypes import any_int, positive_int
 
 DEFAULT_TOKENIZERS = ("baseline", "o200k_base", "cl100k_base", "qwen3", "llama3")
+MAX_PER_PERIOD = 1000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON: {\"tokenizers\": {NAME: {mean, by_period, "
                                                             "by_format, sample, ...}}}")
     parser.add_argument("--per-period", type=positive_int, default=25, metavar="N",
-                        help="sample dates per period (default 25; each is written in all 16 forms)")
+                        help=f"sample dates per period (default 25, at most {MAX_PER_PERIOD}; each is written in all "
+                             f"16 forms)")
     parser.add_argument("--seed", type=any_int, default=0, metavar="S", help="seed of the sample dates (default 0)")
     parser.add_argument("--annotate", metavar="INSTANCES",
                         help="instead of the tables: record the F of every dateaug instance's date strings in a copy "
@@ -50,7 +52,9 @@ def run(args) -> int:
     from span_toolkit.client.fragmentation import table
     from span_toolkit.client.tokenizers import TokenizerError, get_tokenizer
 
-    names = args.tokenizer or list(DEFAULT_TOKENIZERS)
+    names = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    if args.per_period > MAX_PER_PERIOD:
+        return _err(f"--per-period {args.per_period} is more than {MAX_PER_PERIOD} dates per period")
     if args.annotate is not None and args.out is None:
         return _err("--annotate needs --out PATH (the annotated copy)")
     if args.annotate is None and args.out is not None:
@@ -61,9 +65,12 @@ def run(args) -> int:
             toks.append(get_tokenizer(n))
     except TokenizerError as e:
         return _err(str(e))
-    if args.annotate is not None:
-        return _annotate(args, toks)
-    tables = {t.name: table(t, args.per_period, args.seed) for t in toks}
+    try:
+        if args.annotate is not None:
+            return _annotate(args, toks)
+        tables = {t.name: table(t, args.per_period, args.seed) for t in toks}
+    except (TokenizerError, ValueError) as e:   # an endpoint that stops answering, pieces that do not spell the text
+        return _err(str(e).splitlines()[0] if str(e) else type(e).__name__)
     if args.json:
         print(json.dumps({"tokenizers": tables, "per_period": args.per_period, "seed": args.seed}, indent=2))
         return 0
@@ -121,7 +128,9 @@ def _annotate(args, toks) -> int:
         strings = v.get("date_strings") if isinstance(v, dict) else None
         if isinstance(strings, list) and strings:
             forms = v.get("formats") or [v.get("format")] * len(strings)
-            rec = inst.setdefault("fragmentation", {})
+            rec = inst.get("fragmentation")
+            if not isinstance(rec, dict):
+                rec = inst["fragmentation"] = {}
             for t in toks:
                 fs = [round(fragmentation_of(s, t, fm).F, 6) for s, fm in zip(strings, forms)]
                 rec[t.name] = {"F": round(sum(fs) / len(fs), 6), "strings": fs}
