@@ -84,10 +84,10 @@ def run(args) -> int:
     print(f"{len(instances)} instances for {args.date} -> {inst_path}")
     token = args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None)
     with polar_warning_once():
-        return _run_all(args, out, inst_path, token)
+        return _run_all(args, out, inst_path, token, request)
 
 
-def _run_all(args, out: Path, inst_path: Path, token: str | None) -> int:
+def _run_all(args, out: Path, inst_path: Path, token: str | None, request: Any) -> int:
     summaries = {}
     kind, note = trusted_code_kind(getattr(args, "sandbox", "auto"))
     if note:
