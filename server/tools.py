@@ -12,18 +12,27 @@ tools' text must stay next to the models it describes so the size budgets can be
 
 from __future__ import annotations
 
+import difflib
 import re
+import zoneinfo
 from contextlib import contextmanager
-from typing import Annotated, Any, Iterator
+from datetime import datetime, timezone as dt_timezone
+from typing import Annotated, Any, Iterator, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
 from span_toolkit import span
 from span_toolkit.span import festivals as _festivals
 from span_toolkit.span.calendars import MAX_ORDINAL, MIN_ORDINAL
+from span_toolkit.span.calendars import prose as _prose
 from span_toolkit.span.models import CrossCalendarEntry, DateInfo, DifferenceResult, Shift, ShiftResult
+from span_toolkit.span.models import Occurrence, TodayResult
+from span_toolkit.span import adjustment as _adjustment
+from span_toolkit.span.search import festival_in_gregorian_year, gregorian_year_hint, month_of
+from span_toolkit.span.today import today as span_today
 
 # ---------------------------------------------------------------------------------------------
 # Conventions, said once and reused in descriptions
@@ -42,8 +51,8 @@ def _range_text() -> str:
 RANGE_TEXT = _range_text()
 
 CONVENTIONS = (
-    "Calendars: the SPAN paper's six (gregorian, chinese_lunar, islamic, hebrew, shaka, persian) and julian, "
-    "coptic, ethiopian, islamic_umm_al_qura, korean_lunar (aliases such as 'lunar', 'Chinese Lunar', 'hijri', "
+    # the calendars named and counted from the registry (span.calendars.prose), never by hand
+    f"Calendars: {_prose.paper_and_more(canonical=True)} (aliases such as 'lunar', 'Chinese Lunar', 'hijri', "
     "'jewish', 'saka', 'jalali', 'umm al-qura', 'ethiopic', 'korean' are accepted). "
     "Islamic = the arithmetic (tabular) Islamic calendar, not a sighting-based one; islamic_umm_al_qura = "
     "Saudi Arabia's civil calendar from its published table (same month numbers). "
@@ -127,8 +136,7 @@ NO_BOOL = BeforeValidator(_not_bool)
 Calendar = Annotated[
     str,
     Field(pattern=CALENDAR_PATTERN,
-          description="gregorian, chinese_lunar, islamic (tabular), hebrew, shaka, persian, julian, coptic, "
-                      "ethiopian, islamic_umm_al_qura (Saudi), korean_lunar, or an alias (lunar, hijri, jalali…)"),
+          description="Name or alias: gregorian, lunar, islamic (tabular), hebrew, shaka, persian… (list_calendars)"),
     BeforeValidator(_calendar_name),
 ]
 # Every supported year of every calendar lies in 1..9999; the bound also keeps a 4,000-digit year out of
@@ -136,31 +144,50 @@ Calendar = Annotated[
 MIN_YEAR, MAX_YEAR = 1, 9999
 Year = Annotated[
     int,
-    Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar, e.g. 5785 (hebrew); Gregorian 1900-2100 "
-                                                "(Umm al-Qura 1924-08-01 to 2077-11-16)"),
+    Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar, e.g. 5785 (hebrew)"),
     NO_BOOL,
 ]
-MONTH_TEXT = "1-12; hebrew from Nisan=1: Tishri=7, Adar=12, Adar II=13; coptic/ethiopian 13: epagomenal days"
-Month = Annotated[int, Field(ge=1, le=13, description=MONTH_TEXT), NO_BOOL]
-Day = Annotated[int, Field(ge=1, le=31, description="Day of the month"), NO_BOOL]
+MONTH_TEXT = "Number or name; hebrew Nisan=1, Tishri=7, Adar=12, Adar II=13"
+MAX_MONTH_TEXT = 40
+
+
+def _month_value(value: Any) -> Any:
+    # a name is read once the calendar and year are known (span.monthnames); here only its shape
+    if isinstance(value, bool):
+        raise ValueError(f"expected a month number or name, got the boolean {str(value).lower()}")
+    if isinstance(value, str) and (not value.strip() or len(value) > MAX_MONTH_TEXT):
+        raise ValueError(f"a month is a number (1-13) or a month name of at most {MAX_MONTH_TEXT} characters, "
+                         f"e.g. 'Shevat', 'Ramadan'; got {short(value)}")
+    if isinstance(value, int) and not MIN_MONTH <= value <= MAX_MONTH:
+        raise ValueError(f"a month number is 1-13 (13: hebrew Adar II, coptic/ethiopian epagomenal; bahai 0-19: "
+                         f"0 = Ayyam-i-Ha), got {value}")
+    return value
+
+
+# One schema for both forms: numbers 1-13 or a name (JSON Schema applies minimum/maximum to numbers and
+# maxLength to strings only).
+MIN_MONTH, MAX_MONTH = 0, 19  # bahai: 1-19 and 0 = Ayyám-i-Há; every other calendar 1-13 (the core says which)
+_MONTH_SCHEMA = {"type": ["integer", "string"], "minimum": MIN_MONTH, "maximum": MAX_MONTH}
+Month = Annotated[int | str, Field(description=MONTH_TEXT), BeforeValidator(_month_value),
+                  WithJsonSchema({**_MONTH_SCHEMA, "description": MONTH_TEXT})]
+Day = Annotated[int, Field(ge=1, le=31, description="Day of month"), NO_BOOL]
 LeapFlag = Annotated[
     bool,
-    Field(description="true for a leap month (chinese_lunar, korean_lunar)"),
+    Field(description="lunar leap month"),
 ]
 
 # Offsets: any shift larger than the supported range (73,414 days) can never succeed; the bounds
 # keep absurd numbers out before any work is done.
 MAX_DAYS, MAX_WEEKS, MAX_MONTHS, MAX_YEARS = 80_000, 12_000, 2_700, 220
-Days = Annotated[int, Field(ge=-MAX_DAYS, le=MAX_DAYS, description="Days to add, negative = earlier"), NO_BOOL]
-Weeks = Annotated[int, Field(ge=-MAX_WEEKS, le=MAX_WEEKS, description="Weeks to add (7 days)"), NO_BOOL]
+Days = Annotated[int, Field(ge=-MAX_DAYS, le=MAX_DAYS, description="negative: earlier"), NO_BOOL]
+Weeks = Annotated[int, Field(ge=-MAX_WEEKS, le=MAX_WEEKS, description="to add"), NO_BOOL]
 Months = Annotated[int, Field(ge=-MAX_MONTHS, le=MAX_MONTHS,
-                              description="Months to add in that calendar (leap months count)"), NO_BOOL]
-Years = Annotated[int, Field(ge=-MAX_YEARS, le=MAX_YEARS, description="Years to add in that calendar"), NO_BOOL]
+                              description="Months to add (leap months count)"), NO_BOOL]
+Years = Annotated[int, Field(ge=-MAX_YEARS, le=MAX_YEARS, description="to add"), NO_BOOL]
 FestivalName = Annotated[
     str | None,
     Field(max_length=200,
-          description="A festival of that calendar instead of month/day, e.g. Chinese New Year (chinese_lunar), "
-                      "Eid al-Fitr (islamic), Passover (hebrew)"),
+          description="Instead of month/day: a festival of that calendar, e.g. Passover"),
 ]
 MAX_TARGETS = 40
 
@@ -179,11 +206,28 @@ def _target_list(value: Any) -> Any:
 # Repeats (two aliases of one calendar) are dropped, not refused.
 Targets = Annotated[
     list[Annotated[str, BeforeValidator(_target_name)]] | None,
-    Field(min_length=1, description='Calendars to answer in, e.g. ["julian"]; default: the six + the source'),
+    Field(min_length=1, description="Calendars to answer in; default the six + the source"),
     BeforeValidator(_target_list),
 ]
-OptMonth = Annotated[int | None, Field(ge=1, le=13, description=MONTH_TEXT), NO_BOOL]
-OptDay = Annotated[int | None, Field(ge=1, le=31, description="Day of the month"), NO_BOOL]
+OptMonth = Annotated[int | str | None, Field(description=MONTH_TEXT), BeforeValidator(_month_value),
+                     WithJsonSchema({**_MONTH_SCHEMA, "type": ["integer", "string", "null"],
+                                     "description": MONTH_TEXT})]
+OptYear = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar, e.g. 5785 (hebrew)"),
+                    NO_BOOL]
+GregorianYear = Annotated[
+    int | None,
+    Field(ge=1900, le=2100, description="Instead of year, with festival_name: all its dates that Gregorian year"),
+    NO_BOOL,
+]
+IslamicAdjustment = Annotated[
+    int, Field(ge=-2, le=2, description="Local Hijri minus table, days"), NO_BOOL]
+Anniversary = Annotated[
+    Literal["birthday", "yahrzeit"] | None,
+    Field(description="With years: Hebrew/lunar customs for days a year lacks"),
+]
+OptDay = Annotated[int | None, Field(ge=1, le=31, description="Day of month"), NO_BOOL]
+# japanese_era and roc count years in eras: the era of `year` (Reiwa, Heisei, Shōwa …; Minguo by default)
+EraName = Annotated[str, Field(description="e.g. Reiwa")]  # "" = none; list_calendars names the eras
 
 
 class DateInput(BaseModel):
@@ -192,12 +236,15 @@ class DateInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", title="DateInput")
 
-    calendar: Annotated[str, Field(pattern=CALENDAR_PATTERN, description="a calendar name or alias (list_calendars)"),
-                        BeforeValidator(_calendar_name)]
-    year: Annotated[int, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar"), NO_BOOL]
-    month: Annotated[int, Field(ge=1, le=13, description="Month number (hebrew: Nisan=1)"), NO_BOOL]
+    # the pattern is enforced by _calendar_name (a schema without it accepts more strings, never fewer)
+    calendar: Annotated[str, Field(description="name or alias"), BeforeValidator(_calendar_name)]
+    year: Annotated[int, Field(ge=MIN_YEAR, le=MAX_YEAR, description="in that calendar"), NO_BOOL]
+    month: Annotated[int | str, Field(description="number or name (hebrew: Nisan=1)"),
+                     BeforeValidator(_month_value),
+                     WithJsonSchema({**_MONTH_SCHEMA, "description": "number or name (hebrew: Nisan=1)"})]
     day: Day
-    is_lunar_leap_month: Annotated[bool, Field(description="a lunar leap month")] = False
+    is_lunar_leap_month: Annotated[bool, Field(description="lunar leap month")] = False
+    era: EraName = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,42 +252,50 @@ class DateInput(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 class MonthEntry(BaseModel):
-    number: int = Field(description="the month number the tools take")
+    number: int  # the month number the tools take
     name: str
-    note: str | None = None
+    note: SkipJsonSchema[str | None] = None
 
 
+# Fields marked SkipJsonSchema are in structuredContent but not in the published output schema (tools/list
+# has a byte budget; output schemas allow properties they do not list). docs/tools.md lists them all.
 class CalendarEntry(BaseModel):
-    name: str = Field(description="canonical name")
-    title: str
-    description: str
+    name: str  # canonical name
+    title: SkipJsonSchema[str] = ""
+    description: SkipJsonSchema[str] = ""
     aliases: list[str]
-    has_leap_months: bool
+    has_leap_months: SkipJsonSchema[bool] = False
     months: list[MonthEntry]
-    month_note: str | None = None
-    first_year: int
-    last_year: int
-    supported_range: str
+    month_note: SkipJsonSchema[str | None] = None
+    first_year: SkipJsonSchema[int] = 0
+    last_year: SkipJsonSchema[int] = 0
+    supported_range: SkipJsonSchema[str] = ""
     festivals: list[str]
 
 
 class FestivalEntry(BaseModel):
     name: str
     calendar: str
-    month: int | None = Field(default=None, description="absent: movable, see rule")
-    day: int | None = None
+    month: SkipJsonSchema[int | None] = None  # absent: movable, see rule
+    day: SkipJsonSchema[int | None] = None
     rule: str
-    aliases: list[str]
-    in_span_paper: bool = Field(description="one of the 21 festivals of the SPAN paper")
+    aliases: SkipJsonSchema[list[str]] = []
+    in_span_paper: SkipJsonSchema[bool] = False  # one of the 21 festivals of the SPAN paper
 
 
 class CalendarCatalog(BaseModel):
     calendars: list[CalendarEntry]
     festivals: list[FestivalEntry]
     conventions: str
+    names_only: SkipJsonSchema[bool | None] = None
 
     def text(self) -> str:
         """The catalog as lines a model reads: one per calendar, one per festival."""
+        if self.names_only:
+            lines = ["calendars (name; aliases; festivals) — list_calendars with calendar=<name> for its months:"]
+            for c in self.calendars:
+                lines.append(f"{c.name}; {', '.join(c.aliases)}; {', '.join(c.festivals) or 'no festivals'}")
+            return "\n".join(lines)
         lines = [f"conventions: {self.conventions}", "calendars:"]
         for c in self.calendars:
             months = ", ".join(f"{m.number} {m.name}" + (f" ({m.note})" if m.note else "") for m in c.months)
@@ -269,25 +324,71 @@ def calendar_errors() -> Iterator[None]:
         raise ToolError(str(exc)) from exc
 
 
-def _date(calendar: str, year: int, month: int, day: int, leap: bool) -> span.CalendarDate:
-    return span.CalendarDate.create(calendar, year, month, day, leap)
+def _date(calendar: str, year: int, month: int | str, day: int, leap: bool, era: str | None = None) -> span.CalendarDate:
+    month, named_leap = month_of(calendar, year, month)  # a month name ("Shevat", "leap 4") → its number
+    return span.CalendarDate.create(calendar, year, month, day, leap or bool(named_leap), era=era)
+
+
+def _real_day(d: span.CalendarDate, adjustment: int) -> span.CalendarDate:
+    """The day a date names, as a Gregorian date: an Islamic date under islamic_adjustment names the day
+    `adjustment` days before the table's (span.adjustment)."""
+    return span.CalendarDate.from_ordinal("gregorian", _adjustment.real_ordinal(d, adjustment))
+
+
+_GREGORIAN_HINT = "; if you meant the Gregorian year"
 
 
 async def search_calendar(
     calendar: Calendar,
-    year: Year,
+    year: OptYear = None,
     month: OptMonth = None,
     day: OptDay = None,
     is_lunar_leap_month: LeapFlag = False,
     festival_name: FestivalName = None,
     targets: Targets = None,
+    gregorian_year: GregorianYear = None,
+    islamic_adjustment: IslamicAdjustment = 0,
+    era: EraName = "",
 ) -> CrossCalendarEntry:
     with calendar_errors():
         if festival_name is not None and is_lunar_leap_month:
             raise span.CalendarError("is_lunar_leap_month applies to a date, not to a festival (festivals "
                                      "fall in the regular month); drop it or give month and day instead")
-        d, fest = span.search.resolve_query(calendar, year, month, day, festival_name, is_lunar_leap_month)
-        return CrossCalendarEntry.of(d, fest, targets=span.resolve_targets(targets, d.calendar))
+        if gregorian_year is not None:
+            return _festival_by_gregorian_year(calendar, year, month, day, festival_name, targets, gregorian_year,
+                                               islamic_adjustment)
+        if year is None:
+            raise span.CalendarError("year is required (the year in that calendar); or, with festival_name, "
+                                     "gregorian_year for every date of the festival in a Gregorian year")
+        try:
+            d, fest = span.search.resolve_query(calendar, year, month, day, festival_name, is_lunar_leap_month,
+                                                era=era)
+        except span.CalendarError as exc:
+            hint = gregorian_year_hint(calendar, year, festival_name) if festival_name is not None else None
+            if hint is None:
+                raise
+            raise span.CalendarError(f"{str(exc).split(_GREGORIAN_HINT)[0]}; {hint}") from None
+        shown = span.resolve_targets(targets, d.calendar)
+        return CrossCalendarEntry.of(_real_day(d, islamic_adjustment), fest, targets=shown,
+                                     islamic_adjustment=islamic_adjustment)
+
+
+def _festival_by_gregorian_year(calendar, year, month, day, festival_name, targets, gregorian_year,
+                                adjustment) -> CrossCalendarEntry:
+    if festival_name is None:
+        raise span.CalendarError("gregorian_year goes with festival_name (every date of that festival in the "
+                                 "Gregorian year); for a date give year, month and day in its own calendar")
+    if year is not None or month is not None or day is not None:
+        raise span.CalendarError("give gregorian_year instead of year (and no month or day): the festival's "
+                                 "dates in that Gregorian year")
+    fest, found = festival_in_gregorian_year(festival_name, gregorian_year, calendar, adjustment)
+    shown = span.resolve_targets(targets, fest.calendar)
+    first_day = span.CalendarDate.from_ordinal("gregorian", found[0][1])
+    entry = CrossCalendarEntry.of(first_day, fest, targets=shown, islamic_adjustment=adjustment)
+    entry.occurrences = [
+        Occurrence(gregorian=DateInfo.of(span.CalendarDate.from_ordinal("gregorian", n)), date=DateInfo.of(own),
+                   weekday=span.WEEKDAYS[(n - 1) % 7]) for own, n in found]
+    return entry
 
 
 async def date_arithmetic(
@@ -301,16 +402,22 @@ async def date_arithmetic(
     months: Months = 0,
     years: Years = 0,
     targets: Targets = None,
+    anniversary: Anniversary = None,
+    islamic_adjustment: IslamicAdjustment = 0,
+    era: EraName = "",
 ) -> ShiftResult:
     with calendar_errors():
-        start = _date(calendar, year, month, day, is_lunar_leap_month)
-        shifted = span.shift_date(start, days=days, weeks=weeks, months=months, years=years)
+        start = _date(calendar, year, month, day, is_lunar_leap_month, era)
+        shifted = span.shift_date(start, days=days, weeks=weeks, months=months, years=years, anniversary=anniversary)
         return ShiftResult(
             start=DateInfo.of(start),
-            shift=Shift(days=days, weeks=weeks, months=months, years=years),
-            result=CrossCalendarEntry.of(shifted.date, targets=span.resolve_targets(targets, start.calendar)),
+            shift=Shift(days=days, weeks=weeks, months=months, years=years, anniversary=anniversary),
+            result=CrossCalendarEntry.of(_real_day(shifted.date, islamic_adjustment),
+                                         targets=span.resolve_targets(targets, start.calendar),
+                                         islamic_adjustment=islamic_adjustment),
             clamped=shifted.clamped,
             note=shifted.note,
+            rule=shifted.rule,
         )
 
 
@@ -319,8 +426,8 @@ async def date_difference(
     end: Annotated[DateInput, Field(description="The second date, in any calendar")],
 ) -> DifferenceResult:
     with calendar_errors():
-        a = _date(start.calendar, start.year, start.month, start.day, start.is_lunar_leap_month)
-        b = _date(end.calendar, end.year, end.month, end.day, end.is_lunar_leap_month)
+        a = _date(start.calendar, start.year, start.month, start.day, start.is_lunar_leap_month, start.era)
+        b = _date(end.calendar, end.year, end.month, end.day, end.is_lunar_leap_month, end.era)
         n = span.date_difference(a, b)
         sign = -1 if n < 0 else 1
         weeks, rest = divmod(abs(n), 7)
@@ -353,13 +460,116 @@ def _catalog() -> CalendarCatalog:
 
 
 _CATALOG: CalendarCatalog | None = None
+_NAMES: CalendarCatalog | None = None
+OptCalendar = Annotated[  # the pattern is enforced by _calendar_name, left out of the schema (budget)
+    str | None, Field(description="Only this calendar"), BeforeValidator(lambda v: v if v is None else _calendar_name(v)),
+]
 
 
-async def list_calendars() -> CalendarCatalog:
+def _full_catalog() -> CalendarCatalog:
     global _CATALOG
     if _CATALOG is None:  # static data: built once
         _CATALOG = _catalog()
     return _CATALOG
+
+
+async def list_calendars(calendar: OptCalendar = None, names_only: Annotated[
+        bool, Field(description="Names only")] = False) -> CalendarCatalog:
+    global _NAMES
+    full = _full_catalog()
+    if calendar is not None:
+        # one calendar: its entry, its festivals and the conventions (a few KB instead of the whole catalog)
+        cals = [c for c in full.calendars if c.name == calendar]
+        fests = [f for f in full.festivals if f.calendar == calendar]
+        if names_only:
+            cals = [c.model_copy(update={"months": [], "description": "", "month_note": None}) for c in cals]
+            fests = [f.model_copy(update={"rule": "", "aliases": []}) for f in fests]
+        return CalendarCatalog(calendars=cals, festivals=fests, conventions="" if names_only else CONVENTIONS,
+                               names_only=names_only or None)
+    if names_only:
+        if _NAMES is None:
+            _NAMES = CalendarCatalog(
+                calendars=[c.model_copy(update={"months": [], "description": "", "month_note": None})
+                           for c in full.calendars],
+                festivals=[], conventions="", names_only=True)
+        return _NAMES
+    return full
+
+
+# ---------------------------------------------------------------------------------------------
+# today: the clock and the time zone database are read here; span.today is pure
+# ---------------------------------------------------------------------------------------------
+
+_ZONE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}$")
+_ZONES: dict[str, str] | None = None
+ZONE_EXAMPLES = "e.g. 'UTC', 'Europe/London', 'America/New_York', 'Asia/Jerusalem', 'Asia/Tokyo'"
+
+
+def _zone_names() -> dict[str, str]:
+    """Every IANA zone this machine knows (the system database, else the `tzdata` package), by lower case."""
+    global _ZONES
+    if _ZONES is None:
+        _ZONES = {z.lower(): z for z in zoneinfo.available_timezones()}
+        _ZONES.setdefault("utc", "UTC")
+    return _ZONES
+
+
+def resolve_zone(name: str) -> zoneinfo.ZoneInfo:
+    """An IANA time zone by name (any case); an unknown name is a CalendarError naming close ones."""
+    if not isinstance(name, str) or len(name) > 64 or not _ZONE_RE.fullmatch(name.strip()):
+        raise span.CalendarError(f"unknown time zone {short(name)}: give an IANA name, {ZONE_EXAMPLES}")
+    zones = _zone_names()
+    key = zones.get(name.strip().lower())
+    if key is None:
+        close = difflib.get_close_matches(name.strip().lower(), list(zones), n=3, cutoff=0.75)
+        hint = f" (did you mean {', '.join(zones[c] for c in close)}?)" if close else ""
+        raise span.CalendarError(f"unknown time zone {short(name)}{hint}: give an IANA name, {ZONE_EXAMPLES}; "
+                                 f"abbreviations such as EST or CEST are not zones")
+    return zoneinfo.ZoneInfo(key)
+
+
+def parse_instant(text: str, zone: zoneinfo.ZoneInfo) -> tuple[datetime, str | None]:
+    """An ISO 8601 instant; without a UTC offset it is a local time in `zone`. Returns (aware datetime in
+    `zone`, a note or None)."""
+    if not isinstance(text, str) or len(text) > 40:
+        raise span.CalendarError(f"instant must be an ISO 8601 date-time such as '2025-03-13T23:30:00Z' or "
+                                 f"'2025-03-13T16:30' (local time in timezone); got {short(text)}")
+    try:
+        t = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise span.CalendarError(f"instant {short(text)} is not ISO 8601; write it like '2025-03-13T23:30:00Z' "
+                                 f"(UTC), '2025-03-13T16:30:00+02:00', or '2025-03-13T16:30' (local time in "
+                                 f"timezone)") from None
+    note = None
+    if t.tzinfo is None:
+        local = t.replace(tzinfo=zone)
+        back = local.astimezone(dt_timezone.utc).astimezone(zone)
+        if back.replace(tzinfo=None) != t:
+            note = f"local time {t.isoformat()} does not exist in {zone.key} (clocks moved forward); read as {back.isoformat()}"
+            local = back
+        return local, note
+    return t.astimezone(zone), note
+
+
+async def today(
+    targets: Targets = None,
+    timezone: Annotated[str | None, Field(max_length=64, description="IANA zone; default UTC")] = None,
+    instant: Annotated[str | None, Field(max_length=40, description="ISO 8601 instead of now; no offset: local")] = None,
+    latitude: Annotated[float | None, Field(ge=-90, le=90, allow_inf_nan=False, description="north positive")] = None,
+    longitude: Annotated[float | None, Field(ge=-180, le=180, allow_inf_nan=False, description="east positive")] = None,
+    day_starts: Annotated[Literal["midnight", "sunset"], Field(description="sunset needs latitude")] = "midnight",
+    islamic_adjustment: IslamicAdjustment = 0,
+) -> TodayResult:
+    with calendar_errors():
+        zone = resolve_zone("UTC" if timezone is None else timezone)
+        if instant is None:
+            local, note = datetime.now(dt_timezone.utc).astimezone(zone), None
+        else:
+            local, note = parse_instant(instant, zone)
+        if timezone is None:
+            note = "; ".join(x for x in (note, "timezone UTC (the default; give timezone for local time)") if x)
+        names = span.resolve_targets(targets) if targets is not None else span.CALENDAR_NAMES
+        return span_today(local, names, zone.key, latitude, longitude, day_starts, islamic_adjustment, note)
 
 
 _RENDERED: dict[int, tuple[BaseModel, str, dict]] = {}
@@ -384,15 +594,13 @@ def render(result: BaseModel) -> CallToolResult:
 
 DESCRIPTIONS = {
     "search_calendar": (
-        "Convert a date, or a festival in a given year, to other calendars plus the weekday. Give calendar, "
-        "year, month and day; or calendar, year and festival_name (a festival of that calendar, a year in that "
-        "calendar). Default targets: gregorian, chinese_lunar, islamic, hebrew, shaka, persian and the source. "
+        "Convert a date, or a festival in a year, to other calendars plus the weekday: calendar, year, month, "
+        "day; or calendar, year (of that calendar) and festival_name, or gregorian_year for a Gregorian one. "
         'Example: {"calendar":"hebrew","year":5785,"festival_name":"Passover"}'
     ),
     "date_arithmetic": (
-        "Add or subtract days, weeks, months or years within the date's own calendar; result in the "
-        "targets (as search_calendar) plus the weekday. Years apply first, then months, then weeks and days; "
-        "a missing day is clamped to the month's last day. "
+        "Add or subtract days, weeks, months or years in the date's own calendar; result as search_calendar. "
+        "Years first, then months, weeks, days; a missing day is clamped to the month's end. "
         'Example, 10 days before 1 Tammuz 5785: {"calendar":"hebrew","year":5785,"month":4,"day":1,"days":-10}'
     ),
     "date_difference": (
@@ -401,8 +609,13 @@ DESCRIPTIONS = {
         '"end":{"calendar":"lunar","year":2025,"month":1,"day":1}}'
     ),
     "list_calendars": (
-        "Reference: calendars (aliases, months, ranges) and every festival with its rule. "
-        "Call it when unsure how to name a calendar, month or festival."
+        "Calendars (aliases, months, ranges) and festivals with rules: all, one calendar, or names only. "
+        'Example: {"calendar":"hebrew"}'
+    ),
+    "today": (
+        "The date now (or at instant) in the six calendars or targets, in an IANA timezone; with latitude, "
+        "longitude and day_starts sunset, hebrew/islamic dates roll at local sunset. "
+        'Example: {"timezone":"Asia/Jerusalem","latitude":31.78,"longitude":35.23,"day_starts":"sunset"}'
     ),
 }
 
@@ -411,6 +624,7 @@ TITLES = {
     "date_arithmetic": "Add days, weeks, months or years to a date",
     "date_difference": "Days between two dates",
     "list_calendars": "Calendars, months and festivals",
+    "today": "Today's date in any calendar",
 }
 
 TOOLS = {
@@ -418,6 +632,7 @@ TOOLS = {
     "date_arithmetic": date_arithmetic,
     "date_difference": date_difference,
     "list_calendars": list_calendars,
+    "today": today,
 }
 
 # The tools a with-tools evaluation offers a model by default. Every SPAN instance is a date shifted by

@@ -273,9 +273,10 @@ ALL = ", ".join(span.ALL_CALENDAR_NAMES)
 ERRORS = [
     ("search_calendar", {"calendar": "ethiopian", "year": 2016, "month": 13, "day": 7}, ["Pagume", "valid: 1–5"]),
     ("search_calendar", {"calendar": "ethiopian", "year": 2016, "month": 13, "day": 6}, ["not a leap year", "5 days"]),
+    # (a month is a number or a name since #32: the calendar says which numbers it has)
     ("search_calendar", {"calendar": "coptic", "year": 1740, "month": 14, "day": 1},
-     ["month: expected an integer from 1 to 13", "got 14"]),
-    ("date_arithmetic", {"calendar": "ethiopic", "year": 2016, "month": 14, "day": 1}, ["from 1 to 13"]),
+     ["months 1–13", "got month 14"]),
+    ("date_arithmetic", {"calendar": "ethiopic", "year": 2016, "month": 14, "day": 1}, ["months 1–13"]),
     ("search_calendar", {"calendar": "umm al-qura", "year": 1342, "month": 1, "day": 1},
      ["out of range", "1924-08-01", "2077-11-16"]),
     ("search_calendar", {"calendar": "umm al-qura", "year": 1342, "festival_name": "Eid al-Fitr"},
