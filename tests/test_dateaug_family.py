@@ -211,3 +211,38 @@ def test_baseline_and_registry(instances):
 def test_plan_counts_match_build():
     planned = plan_dateaug(EVAL)
     assert len(planned) == FAMILY.per_date(None) == 320
+
+
+def test_cross_calendar_option():
+    """Beyond DateAugBench: a Hebrew / Islamic / Chinese lunar date in its own forms against a Gregorian one.
+    Gold checked against pyluach (Hebrew) and convertdate.islamic (the tabular Islamic calendar)."""
+    pyluach = pytest.importorskip("pyluach.dates")
+    from convertdate import islamic
+
+    insts = [i for i in generate_dateaug(EVAL, cross_calendar=True) if i["template_id"] == "format_switch_cross_calendar"]
+    assert len(insts) == 60 and Counter(i["gold"] for i in insts) == {True: 30, False: 30}
+    assert Counter(i["variables"]["calendar"] for i in insts) == {"hebrew": 20, "islamic": 20, "chinese_lunar": 20}
+    assert FAMILY.per_date(type("R", (), {"dateaug_cross_calendar": True})()) == 380
+    for i in insts:
+        o = i["variables"]["other_date"]
+        greg = date.fromisoformat(i["variables"]["dates"][1])
+        if o["calendar"] == "hebrew":      # pyluach: Nisan = 1, as the core
+            same = pyluach.HebrewDate(o["year"], o["month"], o["day"]).to_pydate() == greg
+            assert i["gold"] is same
+        elif o["calendar"] == "islamic":
+            same = date(*islamic.to_gregorian(o["year"], o["month"], o["day"])) == greg
+            assert i["gold"] is same
+        assert FAMILY.judge(i, _reference(i["question"])).verdict == "CORRECT", i["question"]
+        q = parse_dateaug(i["question"])
+        assert q.readings[0] == ()            # the other calendar's date is not converted by the reader
+
+
+def test_cross_calendar_program_uses_search_calendar():
+    from span_toolkit.span.search import search_calendar
+
+    inst = next(i for i in generate_dateaug(EVAL, cross_calendar=True) if i["variables"].get("calendar") == "chinese_lunar")
+    code = program(parse_dateaug(inst["question"]))
+    assert "search_calendar(" in code
+    out = {}
+    exec(code, {"search_calendar": search_calendar, "print": lambda x: out.setdefault("v", x)})  # noqa: S102
+    assert FAMILY.judge(inst, f"Final answer: {out['v']}").verdict == "CORRECT"

@@ -14,9 +14,11 @@ Selected with ``span-client generate --families dateaug`` (alone or beside paper
 fragmentation ratio of each instance's date strings is the client's (span_toolkit.client.fragmentation):
 the core stays free of tokenizers.
 
-Options: ``ambiguous`` (off by default) writes the slash forms of arithmetic base dates without their
+Options (off by default; ``dateaug_ambiguous`` / ``dateaug_cross_calendar`` on the generation request, or the
+keyword arguments of generate_dateaug): ``ambiguous`` writes the slash forms of arithmetic base dates without their
 pattern note ("5/4/2025"); the gold then lists the answer of every reading ("2022-11-18; 2022-12-17"
-style) and the judge accepts any of them, as DateAugBench's gold sets do. Context-based resolution
+style) and the judge accepts any of them, as DateAugBench's gold sets do. ``cross_calendar`` adds 60
+format-switching questions between a Hebrew, Islamic or Chinese lunar date and a Gregorian one (cross.py). Context-based resolution
 (TimeQA passages) is not part of the family: its passages and answers are not available offline.
 """
 
@@ -31,17 +33,16 @@ from . import formats
 from .answer import answer_from_results, baseline_answer, program, tool_calls
 from .build import (ARITH_FORMATS, DATEAUG_PER_DATE, NEAR_MISSES, PERIODS, SWITCH_FORMATS, PlannedDateaug,
                     build_dateaug, execute_dateaug, generate_dateaug, period_of, plan_dateaug)
+from .cross import CROSS_PER_DATE, DIRECTION as CROSS_DIRECTION
 from .judge import extract_answer_date, judge_dateaug
 from .questions import DIRECTION, QUESTION_FORMATS, REASONING_TYPES, ParsedDateaug, looks_dateaug, parse_dateaug
 
 
-def _ambiguous(options: Any) -> bool:
-    """The family's own option, from whatever carries the generation options (attribute or mapping)."""
-    for holder in (options, getattr(options, "family_options", None), getattr(options, "extra", None)):
-        if isinstance(holder, dict):
-            val = holder.get("dateaug_ambiguous", holder.get("ambiguous_dates"))
-        else:
-            val = getattr(holder, "dateaug_ambiguous", None) if holder is not None else None
+def _option(request: Any, name: str) -> bool:
+    """One of the family's own options (dateaug_ambiguous, dateaug_cross_calendar) from whatever carries the
+    generation options: an attribute of the request, or a mapping it holds (family_options / extra)."""
+    for holder in (request, getattr(request, "family_options", None), getattr(request, "extra", None)):
+        val = holder.get(name) if isinstance(holder, dict) else getattr(holder, name, None) if holder is not None else None
         if val:
             return True
     return False
@@ -65,16 +66,17 @@ class DateaugFamily:
     question_openings = ("'Are \"<date>\" and \"<date>\" the same date?'", "'What date is <N> days|weeks|months'")
     reasoning_types = REASONING_TYPES
     question_formats = tuple(QUESTION_FORMATS[rt] for rt in REASONING_TYPES)
-    directions = (DIRECTION,)
+    directions = (DIRECTION, CROSS_DIRECTION)
 
     def per_date(self, request: Any) -> int:
-        return DATEAUG_PER_DATE
+        return DATEAUG_PER_DATE + (CROSS_PER_DATE if _option(request, "dateaug_cross_calendar") else 0)
 
     def plan(self, day: Any, request: Any) -> list[PlannedDateaug]:
-        return plan_dateaug(_date_of(day), getattr(request, "seed", 0), _ambiguous(request))
+        return plan_dateaug(_date_of(day), getattr(request, "seed", 0), _option(request, "dateaug_ambiguous"),
+                            _option(request, "dateaug_cross_calendar"))
 
     def build(self, day: Any, request: Any, planned: Iterable[PlannedDateaug], search: Any) -> Iterator[dict]:
-        return build_dateaug(_date_of(day), planned)
+        return build_dateaug(_date_of(day), planned, search)
 
     def execute(self, instance: dict, search: Any) -> tuple[Any, Any]:
         return execute_dateaug(instance, search)

@@ -91,7 +91,17 @@ def _arg(d: date) -> dict:
     return {"calendar": "gregorian", "year": d.year, "month": d.month, "day": d.day}
 
 
+def _other_call(q: ParsedDateaug) -> dict:
+    o = q.other
+    args = {"calendar": o.calendar, "year": o.year, "month": o.month, "day": o.day}
+    if o.is_leap_month:
+        args["is_lunar_leap_month"] = True
+    return {"name": "search_calendar", "arguments": args}
+
+
 def tool_calls(q: ParsedDateaug) -> list[dict]:
+    if q.other is not None:        # cross-calendar: the tool converts the other calendar's date
+        return [_other_call(q)]
     if q.reasoning_type == "format_switch":
         a, b = q.readings[0][0][0], q.readings[1][0][0]
         s = switch_shift(a, b)
@@ -112,6 +122,9 @@ def answer_from_results(q: ParsedDateaug, results: list) -> str:
     if not results or not isinstance(results[-1], dict):
         raise ValueError("the tool result has no structured content")
     payload = results[-1]
+    if q.other is not None:
+        same = _gregorian(payload) == q.readings[1][0][0]
+        return f"Final answer: {'Yes' if same else 'No'}"
     if q.reasoning_type == "format_switch":
         a, b = q.readings[0][0][0], q.readings[1][0][0]
         wanted = 1 if a == b else 2
@@ -148,7 +161,16 @@ def _result_date(payload) -> date:
 
 
 def program(q: ParsedDateaug) -> str:
-    """The reference-code agent's program: datetime only, the answer on the last printed line."""
+    """The reference-code agent's program: datetime only (search_calendar for the cross-calendar option),
+    the answer on the last printed line."""
+    if q.other is not None:
+        o, g = q.other, q.readings[1][0][0]
+        leap = ", is_lunar_leap_month=True" if o.is_leap_month else ""
+        cal = {"chinese_lunar": "lunar"}.get(o.calendar, o.calendar)
+        return ("from datetime import date\n"
+                f'r = search_calendar(calendar="{cal}", year={o.year}, month={o.month}, day={o.day}{leap})\n'
+                'y, m, d = (int(x) for x in r["gregorian_date"].split("-"))\n'
+                f'print("Yes" if date(y, m, d) == date({g.year}, {g.month}, {g.day}) else "No")\n')
     if q.reasoning_type == "format_switch":
         a, b = q.readings[0][0][0], q.readings[1][0][0]
         return ("from datetime import date\n"

@@ -26,8 +26,9 @@ from itertools import permutations
 from typing import Iterable, Iterator, NamedTuple
 
 from ..errors import GoldMismatchError
-from ..execute import run_code
-from . import formats as F
+from .. import formats as SF
+from ..execute import CachedSearch, run_code
+from . import cross, formats as F
 from .questions import (DIRECTION, QUESTION_FORMATS, add_months, parse_dateaug, render_arith, render_switch,
                         shifted)
 
@@ -65,6 +66,7 @@ class PlannedDateaug(NamedTuple):
     sign: int
     ambiguous: bool
     eval_date: date
+    other: object = None           # cross-calendar option: the other calendar's date (CalendarDate)
 
     @property
     def strata(self) -> tuple:
@@ -106,8 +108,10 @@ def _near_miss(rng: random.Random, period: str, kind: str) -> tuple[date, date]:
             return a, b
 
 
-def plan_dateaug(eval_date: date, seed=0, ambiguous: bool = False) -> list[PlannedDateaug]:
-    """Every question of the date, planned (no code run)."""
+def plan_dateaug(eval_date: date, seed=0, ambiguous: bool = False, cross_calendar: bool = False
+                 ) -> list[PlannedDateaug]:
+    """Every question of the date, planned (no code run); `cross_calendar` appends the 60 cross-calendar
+    format-switching questions (dateaug/cross.py)."""
     out: list[PlannedDateaug] = []
     pairs = list(permutations(SWITCH_FORMATS, 2))
     _rng(eval_date, seed, "pairs").shuffle(pairs)
@@ -135,6 +139,11 @@ def plan_dateaug(eval_date: date, seed=0, ambiguous: bool = False) -> list[Plann
                 n = rng.randint(lo, hi)
                 out.append(PlannedDateaug("date_arithmetic", f"date_arithmetic_{unit}", period, (fmt,), (base,),
                                           None, n, unit, sign, ambiguous and fmt in F.AMBIGUOUS_TWIN, eval_date))
+    if cross_calendar:
+        for period, cal, other, fam, greg, gfmt, kind in cross.plan(eval_date, seed):
+            g = other.to("gregorian")
+            out.append(PlannedDateaug("format_switch", "format_switch_cross_calendar", period, (f"{cal}:{fam}", gfmt),
+                                      (date(g.year, g.month, g.day), greg), kind, 0, "", 0, False, eval_date, other))
     return out
 
 
@@ -191,22 +200,38 @@ def gold_of(reasoning_type: str, raw) -> tuple[str, object]:
 
 def execute_dateaug(instance: dict, search=None):
     """Run a dateaug instance's code; return (raw answer, gold as the instance stores it)."""
-    raw = run_code(instance["code"], filename=f"<{instance.get('id', 'instance')}>")
+    kwargs = {} if search is None else {"search": search}
+    raw = run_code(instance["code"], filename=f"<{instance.get('id', 'instance')}>", **kwargs)
     return raw, gold_of(instance["reasoning_type"], raw)[1]
 
 
 def _instance_id(p: PlannedDateaug) -> str:
     iso = p.eval_date.isoformat()
     key = "|".join([iso, p.template_id, p.period, *p.formats, *(d.isoformat() for d in p.dates),
+                    repr(p.other.as_dict()) if p.other is not None else "",
                     str(p.n), p.unit, str(p.sign), str(p.ambiguous)])
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     return f"{iso.replace('-', '')}-{p.template_id}-{p.period}-{digest}"
 
 
-def build_dateaug(eval_date: date, planned: Iterable[PlannedDateaug]) -> Iterator[dict]:
+def build_dateaug(eval_date: date, planned: Iterable[PlannedDateaug], search=None) -> Iterator[dict]:
+    """The instances of planned questions; `search` (a search_calendar, e.g. a CachedSearch) runs the
+    cross-calendar questions' code."""
+    search = search if search is not None else CachedSearch()
     seen: set[str] = set()
     for p in planned:
-        if p.reasoning_type == "format_switch":
+        if p.other is not None:
+            a, b = p.dates
+            fam, gfmt = p.formats
+            other = p.other
+            question = cross.render(other, fam.split(":", 1)[1], b, gfmt)
+            code = cross.code(other, b)
+            expected = "Yes" if a == b else "No"
+            strings = [SF.render(other, fam.split(":", 1)[1]), F.render(b, gfmt)]
+            variables = {"period": p.period, "formats": list(p.formats), "format": fam, "calendar": other.calendar,
+                         "other_date": other.as_dict(), "dates": [_iso(a), _iso(b)], "date_strings": strings,
+                         "near_miss": p.near_miss, "date_format": fam}
+        elif p.reasoning_type == "format_switch":
             a, b = p.dates
             fa, fb = p.formats
             question = render_switch(a, fa, b, fb)
@@ -231,12 +256,15 @@ def build_dateaug(eval_date: date, planned: Iterable[PlannedDateaug]) -> Iterato
                          "date_strings": strings, "n": p.n, "unit": p.unit,
                          "direction": "after" if p.sign > 0 else "before", "ambiguous": p.ambiguous,
                          "readings": [_iso(d) for d in readings], "date_format": fmt}
-        raw = run_code(code)
+        raw = run_code(code, search) if p.other is not None else run_code(code)
         answer, gold = gold_of(p.reasoning_type, raw)
         if answer != expected:
             raise GoldMismatchError(f"{eval_date} {question}: code gives {raw!r}, day numbers give {expected!r}")
         parsed = parse_dateaug(question)            # the question must read back as planned
-        if parsed.reasoning_type != p.reasoning_type or p.dates[0] not in [d for d, _ in parsed.readings[0]]:
+        if p.other is not None:
+            if parsed.other != p.other or parsed.readings[1][0][0] != p.dates[1]:
+                raise GoldMismatchError(f"{eval_date}: {question!r} reads back as {parsed}")
+        elif parsed.reasoning_type != p.reasoning_type or p.dates[0] not in [d for d, _ in parsed.readings[0]]:
             raise GoldMismatchError(f"{eval_date}: {question!r} reads back as {parsed}")
         iid = _instance_id(p)
         if iid in seen:
@@ -247,8 +275,8 @@ def build_dateaug(eval_date: date, planned: Iterable[PlannedDateaug]) -> Iterato
             "eval_date": eval_date.isoformat(),
             "reasoning_type": p.reasoning_type,
             "question_format": QUESTION_FORMATS[p.reasoning_type],
-            "direction": DIRECTION,
-            "source_calendar": "gregorian",
+            "direction": DIRECTION if p.other is None else cross.DIRECTION,
+            "source_calendar": "gregorian" if p.other is None else p.other.calendar,
             "target_calendar": "gregorian",
             "template_id": p.template_id,
             "variables": variables,
@@ -259,5 +287,6 @@ def build_dateaug(eval_date: date, planned: Iterable[PlannedDateaug]) -> Iterato
         }
 
 
-def generate_dateaug(eval_date: date, *, seed=0, ambiguous: bool = False) -> Iterator[dict]:
-    return build_dateaug(eval_date, plan_dateaug(eval_date, seed, ambiguous))
+def generate_dateaug(eval_date: date, *, seed=0, ambiguous: bool = False, cross_calendar: bool = False
+                     ) -> Iterator[dict]:
+    return build_dateaug(eval_date, plan_dateaug(eval_date, seed, ambiguous, cross_calendar))

@@ -57,6 +57,7 @@ class ParsedDateaug:
     n: int = 0
     unit: str = ""
     sign: int = 0
+    other: object = None          # cross-calendar option: the other calendar's date (a CalendarDate)
 
     @property
     def question_format(self) -> str:
@@ -64,11 +65,11 @@ class ParsedDateaug:
 
     @property
     def direction(self) -> str:
-        return DIRECTION
+        return "cross_calendar" if self.other is not None else DIRECTION
 
     @property
     def source_calendar(self) -> str:
-        return "gregorian"
+        return self.other.calendar if self.other is not None else "gregorian"
 
     @property
     def target_calendar(self) -> str:
@@ -76,10 +77,16 @@ class ParsedDateaug:
 
 
 def looks_dateaug(text: str) -> bool:
-    return text.startswith("Are \"") or text.startswith("What date is ")
+    return text.startswith(("Are \"", "Are the ", "What date is "))
 
 
 def parse_dateaug(text: str) -> ParsedDateaug:
+    if text.startswith("Are the "):
+        from . import cross
+
+        other, fam, greg, gfmt = cross.parse(text)
+        # the other date is not converted here: the agents convert it (the tools, a program)
+        return ParsedDateaug("format_switch", (f"{other.calendar}:{fam}", gfmt), ((), ((greg, gfmt),)), other=other)
     m = _SWITCH_RX.match(text)
     if m:
         ra = tuple(F.parse(m.group("a"), m.group("an")))
