@@ -33,7 +33,8 @@ EXTRA_VARIANTS: dict[str, dict[str, int]] = {
         "rabiul akhir": 4, "jamadilawal": 5, "jamadil awal": 5, "jamadilakhir": 6, "jamadil akhir": 6,
         "syaaban": 8, "syaban": 8, "ramadhan": 9, "syawal": 10, "zulkaedah": 11, "zulkaidah": 11,
         "zulhijah": 12, "dhul hijja": 12, "dhul qadah": 11, "dhul qada": 11, "zil hajj": 12, "zilhaj": 12,
-        "zil qad": 11, "rabi ul sani": 4, "jumada ul ula": 5, "jumada ul ukhra": 6, "jamadi ul awal": 5,
+        "zil qad": 11, "al muharram": 1, "jumada ath thaniyah": 6, "jumada al thaniyah": 6, "zu al qadah": 11,
+        "zu al qidah": 11, "zu al hijjah": 12, "dhu al qaadah": 11, "rabi ul sani": 4, "jumada ul ula": 5, "jumada ul ukhra": 6, "jamadi ul awal": 5,
         "jamadi ul sani": 6, "safar ul muzaffar": 2, "rabi al akhar": 4, "rabi ul aakhir": 4,
     },
     "persian": {
