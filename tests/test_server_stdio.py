@@ -214,3 +214,63 @@ def test_fd_0_is_off_the_protocol_pipe_while_serving(stdio):
     stdio.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
     stdio.send_json(CALL)
     assert stdio.read()["id"] == 2
+
+
+# ------------------------------------------------------------------------------------------ issue 33, finding 6
+def _piped_session() -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"}, CALL]
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in lines))
+    proc.stdin.close()  # end of input right after the call, as `printf … | span-server` does
+    return proc
+
+
+def test_end_of_input_drains_every_request_already_read():
+    """50 of 50 sessions that write initialize, initialized and a call, then close stdin, get the call's
+    answer (the SDK cancels handlers still running at end of input; the server now waits for them)."""
+    answered = 0
+    for _ in range(10):  # 5 at a time
+        procs = [_piped_session() for _ in range(5)]
+        for p in procs:
+            out = p.stdout.read()
+            p.wait(timeout=120)
+            p.stdout.close()
+            ids = [json.loads(x).get("id") for x in out.decode().splitlines() if x.strip()]
+            answered += 2 in ids
+            assert p.returncode == 0
+    assert answered == 50
+
+
+async def test_the_drain_is_bounded():
+    """A request that never gets its answer holds the end of input back DRAIN_SECONDS at most."""
+    import anyio
+
+    from span_toolkit.server.transport.stdio import AnsweringReadStream
+
+    class Inner:
+        def __init__(self):
+            self.items = []
+
+        async def receive(self):
+            if self.items:
+                return self.items.pop(0)
+            raise anyio.EndOfStream
+
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCRequest, JSONRPCResponse
+
+    inner = Inner()
+    inner.items.append(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=7, method="tools/call")))
+    reader = AnsweringReadStream(inner, None)
+    reader.drain_seconds = 0.3
+    await reader.receive()
+    t = time.monotonic()
+    with pytest.raises(anyio.EndOfStream):
+        await reader.receive()
+    assert 0.25 < time.monotonic() - t < 2
+    reader.pending.add(("int", 8))
+    reader.answered(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=8, result={})))
+    reader.answered(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=7, result={})))
+    assert reader.pending == set()

@@ -17,6 +17,9 @@ stdin is read here, not by the SDK, because its reader keeps a whole line in mem
 is: one 200 MB line without a newline took the process to 820 MB. A line over the limit is read on
 in 64 KiB pieces and thrown away, and what reaches the SDK in its place is a marker only this process
 can write (a random token), answered as too long.
+
+End of input drains (AnsweringReadStream): every request read before it is answered before the server
+exits, within DRAIN_SECONDS (30 s), as a shell pipe expects.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import anyio
 
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCRequest, JSONRPCResponse
 from pydantic import ValidationError
 
 from .limits import MAX_BODY_BYTES
@@ -138,12 +141,35 @@ def answer_for(exc: Exception) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=_usable_id(value), error=ErrorData(code=INVALID_REQUEST, message=message))
 
 
+DRAIN_SECONDS = 30.0  # at end of input, how long the requests already read may take to be answered
+
+
 class AnsweringReadStream:
-    """The SDK's stdio read stream without its exception items: each is answered on the write stream."""
+    """The SDK's stdio read stream without its exception items: each is answered on the write stream.
+
+    End of input drains: the SDK's dispatcher cancels every handler still running when its read stream
+    ends, so a client that writes its requests and closes stdin (``… | span-server``) lost the answers
+    still being computed. Here the end of input reaches the SDK only once every request read before it
+    has been answered (seen going out through ``TrackingWriteStream``), or after DRAIN_SECONDS."""
 
     def __init__(self, inner: Any, write_stream: Any) -> None:
         self._inner = inner
         self._write = write_stream
+        self.pending: set[Any] = set()  # ids of requests read and not answered yet
+        self.drain_seconds = DRAIN_SECONDS
+
+    def answered(self, message: Any) -> None:
+        m = getattr(message, "message", message)
+        if isinstance(m, (JSONRPCResponse, JSONRPCError)):
+            self.pending.discard(_id_key(m.id))
+
+    async def _drain(self) -> None:
+        with anyio.move_on_after(self.drain_seconds):
+            while self.pending:
+                await anyio.sleep(0.005)
+        if self.pending:
+            logger.warning("end of input: %d request(s) still unanswered after %.0f s; exiting without them",
+                           len(self.pending), self.drain_seconds)
 
     @property
     def last_context(self) -> Any:  # the sender's contextvars, which the SDK's loop restores per message
@@ -151,8 +177,14 @@ class AnsweringReadStream:
 
     async def receive(self) -> SessionMessage:
         while True:
-            item = await self._inner.receive()  # anyio.EndOfStream at the end of input
+            try:
+                item = await self._inner.receive()  # anyio.EndOfStream at the end of input
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
             if not isinstance(item, Exception):
+                if isinstance(item.message, JSONRPCRequest):
+                    self.pending.add(_id_key(item.message.id))
                 return item
             answer = answer_for(item)
             if answer is not None:
@@ -180,6 +212,38 @@ class AnsweringReadStream:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
+
+
+def _id_key(rid: Any) -> tuple[str, Any]:
+    return (type(rid).__name__, rid)  # 1 and "1" are different ids
+
+
+class TrackingWriteStream:
+    """The SDK's stdio write stream, telling the read side which requests have been answered."""
+
+    def __init__(self, inner: Any, reader: AnsweringReadStream) -> None:
+        self._inner = inner
+        self._reader = reader
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._inner.send(item)
+        self._reader.answered(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> TrackingWriteStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
 
 
 @contextmanager
@@ -216,4 +280,5 @@ async def answering_stdio_server(max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         source = stdin if stdin is not None else stack.enter_context(_protocol_stdin())
         lines = CappedLines(source, max_line_bytes)
         async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-            yield AnsweringReadStream(read_stream, write_stream), write_stream
+            reader = AnsweringReadStream(read_stream, write_stream)
+            yield reader, TrackingWriteStream(write_stream, reader)
