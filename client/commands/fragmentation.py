@@ -60,11 +60,13 @@ def run(args) -> int:
     if args.annotate is None and args.out is not None:
         return _err("--out goes with --annotate")
     toks = []
-    try:
-        for n in names:
+    for n in names:
+        try:
             toks.append(get_tokenizer(n))
-    except TokenizerError as e:
-        return _err(str(e))
+        except TokenizerError as e:
+            if args.tokenizer:          # named by the user: an error
+                return _err(str(e))
+            print(f"span-client fragmentation: note: {n} skipped: {e}", file=sys.stderr)   # a default one
     try:
         if args.annotate is not None:
             return _annotate(args, toks)
