@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from .agents import SCRIPTED, SCRIPTED_MODELS
 from .providers import ModelRef, ModelSpecError, Provider, make_provider
-from .providers.registry import KIND_NAMES, examples, provider_ref
+from .providers.registry import KIND_NAMES, KINDS, examples, provider_ref
 
-__all__ = ["ModelRef", "ModelSpecError", "SCRIPTED_MODELS", "check_mode", "make_model", "parse_model"]
+__all__ = ["ModelRef", "ModelSpecError", "SCRIPTED_MODELS", "check_mode", "make_model", "parse_model",
+           "provider_choices"]
+
+
+def provider_choices() -> str:
+    """``anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url)`` for help texts."""
+    return ", ".join(f"{k.name}/<model>" + (" (needs --base-url)" if k.needs_base_url else "") for k in KINDS.values())
 
 
 def parse_model(spec: str | ModelRef) -> ModelRef:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..dataset import DatasetError
 from ..mcp_tools import TOKEN_ENV, MCPConnectionError
-from ..models import ModelRef, ModelSpecError, check_mode, parse_model
+from ..models import ModelRef, ModelSpecError, check_mode, parse_model, provider_choices
 from ..multimodel import model_folders, split_models
 from ..rundir import RunFolder, RunFolderError
 from ..runner import RunInterrupted, RunStopped, run_eval
@@ -39,7 +39,7 @@ def configure(ev: argparse.ArgumentParser) -> None:
                       "instances are skipped, failed ones are asked again.")
     ev.epilog = EPILOG
     ev.add_argument("--model", required=True, action="append", metavar="PROVIDER/MODEL",
-                    help="anthropic/<model>, openai/<model>, openai-compatible/<model> (needs --base-url), or the "
+                    help=f"{provider_choices()}, or the "
                          "offline scripted agents (not LLMs): 'reference' (answers only through the MCP tools; "
                          "--with-tools), 'reference-code' (writes Python for the Time Agent's sandbox; "
                          "--time-agent) and 'baseline' (unaided floor). Repeat it, or give a comma list, for several "
@@ -359,3 +359,5 @@ def _with_value(argv: list[str], flag: str, value: str) -> list[str]:
             out.append(a)
         i += 1
     return out
+
+

@@ -61,6 +61,7 @@ class ProviderKind:
     check: EndpointCheck
     build: Callable[..., "Provider"]  # (model, *, api_key, base_url, temperature, max_tokens, timeout)
     example: str                      # a model id for messages
+    default_base_url: str | None = None  # the endpoint without --base-url (None: the SDK's own)
 
     def api_key(self, given: str | None, key_option: str = "--api-key") -> str:
         key = given or os.environ.get(self.key_env)
@@ -71,7 +72,7 @@ class ProviderKind:
         return "not-needed"
 
     def base_url(self, given: str | None, key_option: str = "--api-key") -> str | None:
-        url = given or (os.environ.get(self.base_url_env) if self.base_url_env else None)
+        url = given or (os.environ.get(self.base_url_env) if self.base_url_env else None) or self.default_base_url
         if self.needs_base_url and not url:
             raise ModelSpecError(f"{self.name} models need {key_option.replace('api-key', 'base-url')} "
                                  f"(e.g. http://localhost:8000/v1)")
