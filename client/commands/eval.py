@@ -359,5 +359,3 @@ def _with_value(argv: list[str], flag: str, value: str) -> list[str]:
             out.append(a)
         i += 1
     return out
-
-
