@@ -20,6 +20,7 @@ from .family import NOT_ATTEMPTED, TaskFamily, Verdict
 FAMILY_MODULES: tuple[str, ...] = (
     "paper",      # the SPAN paper's 12 templates (Table 1): the default
     "extended",   # beyond the paper: cross-calendar ordering and duration questions
+    "dateaug",    # DateAugBench (Date Fragments paper): format switching, date arithmetic over four periods
 )
 
 FAMILIES: dict[str, TaskFamily] = {}
