@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .passk import attempt_of, epoch_metrics
+from .providers.thinking import split_thinking, thinking_in_message
 from .rundir import RunFolder, RunFolderError, count
 
 SCORER = "span_judge"
@@ -117,9 +118,28 @@ def _tool_message(text: str, call_id: str | None, names: dict, is_error: bool) -
                            error=ToolCallError("unknown", text) if is_error else None)
 
 
+def _reasoning(message: dict) -> list:
+    """An assistant message's thinking as inspect's ContentReasoning: Anthropic thinking blocks (signature kept)
+    and redacted blocks, an OpenAI-compatible reasoning field, thinking tags or harmony channels in the text."""
+    from inspect_ai.model import ContentReasoning
+
+    content = message.get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")
+                                         for b in content):
+        out = []
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "thinking":
+                out.append(ContentReasoning(reasoning=b.get("thinking") or "", signature=b.get("signature")))
+            elif isinstance(b, dict) and b.get("type") == "redacted_thinking":
+                out.append(ContentReasoning(reasoning=b.get("data") or "", redacted=True))
+        return out
+    text, _, form, _ = thinking_in_message(message)
+    return [ContentReasoning(reasoning=text)] if form is not None and text else []
+
+
 def chat_messages(messages: list, model: str) -> list:
     """inspect ChatMessages from a result line's ``messages`` (any of the client's provider formats)."""
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, ContentText
 
     out: list = []
     names: dict[str, str] = {}  # tool call id -> tool name, for the tool messages
@@ -131,13 +151,20 @@ def chat_messages(messages: list, model: str) -> list:
             out.append(ChatMessageSystem(content=_text(content)))
         elif role == "assistant":
             calls = [_tool_call(c) for c in (m.get("tool_calls") or []) if isinstance(c, dict)]
+            reasoning = _reasoning(m)  # the thinking as inspect carries it: reasoning content, not answer text
             if isinstance(content, list):  # Anthropic blocks
                 calls += [_tool_call(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
                 content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
             for c in calls:
                 names[c.id] = c.function
-            out.append(ChatMessageAssistant(content=_text(content), tool_calls=calls or None, model=model,
-                                            source="generate"))
+            text = _text(content)
+            if reasoning:
+                split = split_thinking(text)
+                answer = (split.answer or "") if split.thinking is not None else text
+                body: Any = [*reasoning, *([ContentText(text=answer)] if answer else [])]
+            else:
+                body = text
+            out.append(ChatMessageAssistant(content=body, tool_calls=calls or None, model=model, source="generate"))
         elif role == "tool":
             out.append(_tool_message(_text(content), m.get("tool_call_id"), names, bool(m.get("is_error"))))
         elif role == "user" and isinstance(content, list):  # Anthropic: tool results travel as a user turn
@@ -170,10 +197,12 @@ def _sample(rec: dict, model: str) -> Any:
     model_usage = {}
     if usage.get("input_tokens") is not None or usage.get("output_tokens") is not None:
         i, o = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
-        model_usage = {model: ModelUsage(input_tokens=i, output_tokens=o, total_tokens=i + o)}
+        reasoning = usage.get("reasoning_tokens")
+        model_usage = {model: ModelUsage(input_tokens=i, output_tokens=o, total_tokens=i + o,
+                                         reasoning_tokens=reasoning if isinstance(reasoning, int) else None)}
     meta = {**sample_metadata(rec), "mode": rec.get("mode"), "stop_reason": rec.get("stop_reason"),
             "turns": rec.get("turns"), "retries": rec.get("retries")}
-    for key in ("error_kind", "notes", "provider_stop_reason"):
+    for key in ("error_kind", "notes", "provider_stop_reason", "thinking_cut", "prompt_echo"):
         if rec.get(key):
             meta[key] = rec[key]
     store = {"span_tool_calls": rec.get("tool_calls") or [], "span_code_runs": rec.get("code_runs") or []}

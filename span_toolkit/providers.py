@@ -58,8 +58,13 @@ def to_neutral(messages: list[ChatMessage]) -> tuple[str, list[dict]]:
 def to_output(model: str, reply: Any) -> ModelOutput:
     """A scripted agent's ModelReply as inspect's ModelOutput (tool calls kept as tool calls)."""
     calls = [ToolCall(id=c.id, function=c.name, arguments=dict(c.arguments or {})) for c in reply.tool_calls]
-    message = ChatMessageAssistant(content=reply.text or "", tool_calls=calls or None, model=model,
-                                   source="generate")
+    content: Any = reply.text or ""
+    if getattr(reply, "has_thinking", False):  # thinking as inspect carries it: reasoning content, not answer text
+        from inspect_ai.model import ContentReasoning, ContentText
+
+        content = [ContentReasoning(reasoning=reply.reasoning or "", redacted=not reply.reasoning),
+                   *([ContentText(text=reply.text)] if reply.text else [])]
+    message = ChatMessageAssistant(content=content, tool_calls=calls or None, model=model, source="generate")
     return ModelOutput(model=model, choices=[ChatCompletionChoice(
         message=message, stop_reason="tool_calls" if calls else "stop")])
 
