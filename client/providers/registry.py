@@ -218,6 +218,7 @@ def make_provider(ref: ModelRef, *, base_url: str | None = None, api_key: str | 
     provider = k.build(ref.model, api_key=key, base_url=url, temperature=temperature, max_tokens=max_tokens,
                        timeout=timeout)
     provider.ref = ref
+    provider.label = ref.label  # what results record (a kind served by a shared adapter keeps its own name)
     return provider
 
 
