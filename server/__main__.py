@@ -6,6 +6,8 @@ import argparse
 import logging
 import sys
 
+from span_toolkit.span.calendars import prose as _prose
+
 from .version import server_version
 from .transport.limits import SPECS, LimitError, resolve_limits, resolve_stdio_line_limit
 
@@ -71,9 +73,9 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="span-server",
-        description="SPAN MCP server: exact conversions, festivals and date arithmetic across eleven "
-                    "calendars: the SPAN paper's six (Gregorian, Chinese lunar, Islamic (tabular), Hebrew, Shaka, "
-                    "Persian) and Julian, Coptic, Ethiopian, Islamic (Umm al-Qura) and Korean lunar. "
+        # the calendars counted and named from the registry (span.calendars.prose)
+        description=f"SPAN MCP server: exact conversions, festivals and date arithmetic across "
+                    f"{_prose.count_text()}: {_prose.paper_and_more()}. "
                     "Tools: search_calendar, date_arithmetic, date_difference, list_calendars.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio",

@@ -14,6 +14,8 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from span_toolkit.span.calendars import prose as _prose
+
 from .version import server_version
 from . import tools as _tools
 
@@ -22,9 +24,9 @@ logger = logging.getLogger("span.server")
 SERVER_NAME = "span"
 CATALOG_URI = "span://calendars"
 
+# Calendar names and counts come from the registry (span.calendars.prose), never written here.
 INSTRUCTIONS = (
-    "Exact date tools for eleven calendars: the SPAN paper's six (Gregorian, Chinese lunar, Islamic tabular, "
-    "Hebrew, Shaka, Persian) and Julian, Coptic, Ethiopian, Umm al-Qura, Korean lunar. Use search_calendar "
+    f"Exact date tools for {_prose.count_text()}: {_prose.paper_and_more()}. Use search_calendar "
     "to convert a date or find a festival's date, date_arithmetic to add or subtract days/weeks/months/years "
     "in any calendar (both answer in the six and the source calendar, or in the calendars named in "
     "`targets`), date_difference to count days between two dates, and list_calendars for names, month "
@@ -299,7 +301,7 @@ def build_server(*, log_level: str = "INFO") -> SpanServer:
     server = SpanServer(
         SERVER_NAME,
         title="SPAN cross-calendar date tools",
-        description="Exact conversions, festivals and date arithmetic in eleven calendars.",
+        description=f"Exact conversions, festivals and date arithmetic in {_prose.count_text()}.",
         instructions=INSTRUCTIONS,
         version=version,
         tools=tools,

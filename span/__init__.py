@@ -1,4 +1,4 @@
-"""SPAN calendar core: the paper's six calendars and five more, festivals, search_calendar,
+"""SPAN calendar core: the paper's six calendars and more (span.calendars.REGISTRY), festivals, search_calendar,
 date arithmetic.
 
 Pure functions, no I/O. Every conversion goes through the proleptic Gregorian day number.

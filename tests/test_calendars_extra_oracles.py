@@ -1,4 +1,4 @@
-"""The five calendars beyond the paper, day by day against independent implementations.
+"""The first calendars beyond the paper (julian, coptic, ethiopian, umm al-qura, korean lunar), day by day against independent implementations.
 
 Oracles (test-only; a missing one skips its tests, never passes them):
 * Julian: convertdate.julian, and the published closed-form Julian Day Number formulas

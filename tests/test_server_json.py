@@ -54,7 +54,38 @@ def test_the_readme_carries_the_registry_ownership_marker():
     assert PYPROJECT["project"]["readme"] == "README.md"
 
 
-def test_the_description_counts_the_calendars_right():
-    from span_toolkit import span
-    words = {11: "eleven"}
-    assert words[len(span.ALL_CALENDAR_NAMES)] in SERVER_JSON["description"]
+def test_server_json_is_the_derived_form():
+    """server.json is generated (python -m span_toolkit.server.manifest --write): its calendar count comes
+    from the registry and its version from pyproject.toml, so adding a calendar needs no edit here."""
+    from span_toolkit.server import manifest
+    from span_toolkit.span import ALL_CALENDAR_NAMES
+    from span_toolkit.span.calendars.prose import number_word
+
+    assert (ROOT / "server.json").read_text(encoding="utf-8") == manifest.derived_text(ROOT), \
+        "server.json is stale: run python -m span_toolkit.server.manifest --write"
+    assert f"{number_word(len(ALL_CALENDAR_NAMES))} calendars" in SERVER_JSON["description"]
+
+
+def test_the_manifest_check_catches_a_hand_edit(tmp_path, capsys):
+    from span_toolkit.server import manifest
+
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert manifest.main(["--root", str(tmp_path), "--write"]) == 0
+    assert manifest.main(["--root", str(tmp_path), "--check"]) == 0
+    edited = json.loads((tmp_path / "server.json").read_text(encoding="utf-8"))
+    edited["description"] = edited["description"].replace("calendars", "calendars and more")
+    (tmp_path / "server.json").write_text(json.dumps(edited, indent=2), encoding="utf-8")
+    capsys.readouterr()
+    assert manifest.main(["--root", str(tmp_path), "--check"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--write" in err
+    assert manifest.main(["--root", str(tmp_path / "nowhere")]) == 2
+
+
+def test_the_description_fits_with_many_more_calendars(monkeypatch):
+    from span_toolkit.server import manifest
+    from span_toolkit.span.calendars import prose
+
+    for n in (1, 21, 99, 1000):
+        monkeypatch.setattr(prose, "count_text", lambda names=None, n=n: f"{prose.number_word(n)} calendars")
+        assert len(manifest.description()) <= manifest.MAX_DESCRIPTION

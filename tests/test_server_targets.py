@@ -1,4 +1,4 @@
-"""The five calendars beyond the paper through the MCP tools, and the `targets` option, through the SDK's
+"""The calendars beyond the paper through the MCP tools, and the `targets` option, through the SDK's
 in-memory Client: each new calendar as a source (a date and its festivals), date arithmetic along its real
 month sequence, targets in search_calendar and date_arithmetic, one-line errors that name what is valid,
 and the published input schemas accepting every alias list_calendars lists.

@@ -10,7 +10,7 @@ task family (``family.TaskFamily.plan``/``build``):
         ...
 
 ``GenerationRequest()`` is the SPAN paper's protocol: the paper family alone, the tabular Islamic
-calendar, the paper's five non-Gregorian calendars, every polar answer "Yes", the paper's date format,
+calendar, the paper's non-Gregorian calendars, every polar answer "Yes", the paper's date format,
 all instances. Every field is checked when the request is made; a bad value is a GeneratorError whose
 one line says what is valid.
 """
