@@ -229,7 +229,7 @@ class SpanServer(MCPServer):
         return out
 
     def _normalize_date_object(self, name: str, param: str, value: dict[str, Any]) -> dict[str, Any]:
-        fields = ("calendar", "year", "month", "day", "is_lunar_leap_month")
+        fields = ("calendar", "year", "month", "day", "is_lunar_leap_month", "era")
         out: dict[str, Any] = {}
         for key, v in value.items():
             if key in DATEINFO_OUTPUT_KEYS:

@@ -53,16 +53,34 @@ class CalendarDate:
     month: int
     day: int
     is_leap_month: bool = False
+    # Era calendars (japanese_era, roc): the era's canonical name, and `year` is the year counted in it
+    # (Reiwa 1 = 2019). None elsewhere. A date built directly with era=None in an era calendar holds the
+    # calendar's continuous year (span.arithmetic's intermediate steps); `create`/`from_ordinal` set the era.
+    era: str | None = None
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def create(cls, calendar: str, year, month, day, is_leap_month: bool = False) -> "CalendarDate":
+    def create(cls, calendar: str, year, month, day, is_leap_month: bool = False, era=None) -> "CalendarDate":
         cal = get_calendar(calendar)
         y, m, d = _as_int(year, "year"), _as_int(month, "month"), _as_int(day, "day")
         # The paper's interface ignores the leap flag for calendars without repeated leap months
         # (Hebrew Adar II is month 13, not a flagged month 12).
         leap = as_leap_flag(is_leap_month) and cal.has_leap_months
+        if cal.eras:
+            _, n = cal.validate_era(era if era != "" else None, y, m, d)
+            return cls._of(cal, n)  # the era and the year counted in it, also when given a Gregorian year
+        if era is not None and era != "":
+            raise CalendarError(f"the {cal.title} calendar has no eras (only japanese_era and roc take one); "
+                                f"leave era out, got {_short(era)}")
         cal.validate(y, m, d, leap)
+        return cls(cal.name, y, m, d, leap)
+
+    @classmethod
+    def _of(cls, cal, ordinal: int) -> "CalendarDate":
+        y, m, d, leap = cal.from_ordinal(ordinal)
+        if cal.eras:
+            era = cal.era_of(ordinal)
+            return cls(cal.name, era.from_calendar_year(y), m, d, leap, era.name)
         return cls(cal.name, y, m, d, leap)
 
     @classmethod
@@ -73,8 +91,7 @@ class CalendarDate:
         if not MIN_ORDINAL <= ordinal <= MAX_ORDINAL:
             raise CalendarError(f"day number {ordinal} is out of range; supported dates: "
                                 f"Gregorian 1900-01-01 … 2100-12-31")
-        y, m, d, leap = cal.from_ordinal(ordinal)
-        return cls(cal.name, y, m, d, leap)
+        return cls._of(cal, ordinal)
 
     @classmethod
     def from_dict(cls, data: dict) -> "CalendarDate":
@@ -85,19 +102,28 @@ class CalendarDate:
             raise CalendarError(f"date is missing {', '.join(missing)}; give calendar, year, month, day "
                                 f"(and is_leap_month for a Chinese leap month)")
         return cls.create(data["calendar"], data["year"], data["month"], data["day"],
-                          data.get("is_leap_month", False))
+                          data.get("is_leap_month", False), data.get("era"))
 
     # -- views --------------------------------------------------------------------------------
     @property
     def ordinal(self) -> int:
         # Validates too: a CalendarDate built directly (not through create) may name a day that
         # does not exist, and must fail with a CalendarError, not an AttributeError.
-        return get_calendar(self.calendar).validate(self.year, self.month, self.day, self.is_leap_month)
+        cal = get_calendar(self.calendar)
+        if self.era is not None:
+            return cal.validate_era(self.era, self.year, self.month, self.day)[1]
+        return cal.validate(self.year, self.month, self.day, self.is_leap_month)
+
+    @property
+    def linear_year(self) -> int:
+        """The calendar's continuous year, which its layouts and year/month steps count: `year`, except in
+        an era calendar (Gregorian year for japanese_era, Gregorian - 1911 for roc)."""
+        if self.era is None:
+            return self.year
+        return get_calendar(self.calendar).find_era(self.era).to_calendar_year(self.year)
 
     def to(self, calendar: str) -> "CalendarDate":
-        cal = get_calendar(calendar)
-        y, m, d, leap = cal.from_ordinal(self.ordinal)
-        return CalendarDate(cal.name, y, m, d, leap)
+        return CalendarDate._of(get_calendar(calendar), self.ordinal)
 
     def to_date(self) -> _date:
         return _date.fromordinal(self.ordinal)
@@ -106,10 +132,12 @@ class CalendarDate:
         return WEEKDAYS[self.to_date().weekday()]
 
     def month_name(self) -> str:
-        return get_calendar(self.calendar).month_name(self.year, self.month, self.is_leap_month)
+        return get_calendar(self.calendar).month_name(self.linear_year, self.month, self.is_leap_month)
 
     def display(self) -> str:
         """As questions and answers write it: "1 Tammuz 5725", "2025-7-1", "2023-leap2-15"."""
+        if self.era is not None:  # "Reiwa 1-5-1"
+            return f"{self.era} {self.year}-{self.month}-{self.day}"
         return get_calendar(self.calendar).format(self.year, self.month, self.day, self.is_leap_month)
 
     def numeric(self) -> str:
@@ -117,8 +145,11 @@ class CalendarDate:
         return f"{self.year}-{self.month}-{self.day}"
 
     def as_dict(self) -> dict:
-        return {"calendar": self.calendar, "year": self.year, "month": self.month, "day": self.day,
-                "is_leap_month": self.is_leap_month}
+        out = {"calendar": self.calendar, "year": self.year, "month": self.month, "day": self.day,
+               "is_leap_month": self.is_leap_month}
+        if self.era is not None:
+            out["era"] = self.era
+        return out
 
     def __str__(self) -> str:
         return f"{self.display()} ({self.calendar})"

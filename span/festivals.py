@@ -177,6 +177,44 @@ FESTIVALS: tuple[Festival, ...] = (
        ["Surit-nal", "Danoje"]),
     _f("Chuseok", "korean_lunar", 8, 15, "15th day of the 8th Korean lunar month (regular month)", False,
        ["Hangawi", "Korean Thanksgiving", "Chuseok Festival"]),
+    # Vietnamese lunar (UTC+7): always the regular month, never the leap month of the same number
+    _f("Tết Nguyên Đán", "vietnamese_lunar", 1, 1, "1st day of the 1st Vietnamese lunar month", False,
+       ["Tet", "Tet Nguyen Dan", "Vietnamese New Year", "Vietnamese Lunar New Year", "Tết"],
+       local=["New Year", "Lunar New Year"]),
+    _f("Giỗ Tổ Hùng Vương", "vietnamese_lunar", 3, 10, "10th day of the 3rd Vietnamese lunar month (regular month)",
+       False, ["Gio To Hung Vuong", "Hung Kings' Festival", "Hung Kings Commemoration Day", "Hung Kings Day"]),
+    _f("Tết Đoan Ngọ", "vietnamese_lunar", 5, 5, "5th day of the 5th Vietnamese lunar month (regular month)",
+       False, ["Tet Doan Ngo", "Doan Ngo", "Vietnamese Dragon Boat Festival"], local=["Dragon Boat Festival"]),
+    _f("Vu Lan", "vietnamese_lunar", 7, 15, "15th day of the 7th Vietnamese lunar month (regular month)", False,
+       ["Le Vu Lan", "Vu Lan Festival", "Ullambana"], local=["Ghost Festival"]),
+    _f("Tết Trung Thu", "vietnamese_lunar", 8, 15, "15th day of the 8th Vietnamese lunar month (regular month)",
+       False, ["Tet Trung Thu", "Vietnamese Mid-Autumn Festival"], local=["Mid-Autumn Festival", "Mid Autumn"]),
+    _f("Ông Táo", "vietnamese_lunar", 12, 23, "23rd day of the 12th Vietnamese lunar month (the Kitchen Gods go "
+       "to heaven)", False, ["Ong Tao", "Tet Ong Cong Ong Tao", "Kitchen Gods' Day", "Kitchen God Day"]),
+    # Bahá'í (Badí'): months 1-19, Ayyám-i-Há = 0. Holy days on their Badí' dates (since 2015; two were
+    # kept a day earlier in the West before, by their Gregorian dates: `compute` gives those years' day)
+    _f("Naw-Rúz", "bahai", 1, 1, "1 Bahá: the day of the March equinox in Tehran (since 2015; 21 March before)",
+       False, ["Naw-Ruz", "Naw Ruz", "Bahai New Year", "Baha'i New Year"], local=["New Year", "Nowruz"]),
+    _f("Festival of Ridván", "bahai", 2, 13, "13 Jalál, the first day of Ridván (20 or 21 April)", False,
+       ["Ridvan", "Ridván", "First Day of Ridvan", "Ridvan Festival"]),
+    _f("Ninth Day of Ridván", "bahai", 3, 2, "2 Jamál", False, ["Ninth Day of Ridvan"]),
+    _f("Twelfth Day of Ridván", "bahai", 3, 5, "5 Jamál", False, ["Twelfth Day of Ridvan"]),
+    _f("Declaration of the Báb", "bahai", 4, 8, "8 ʻAẓamat (since 2015; before, 23 May = 7 ʻAẓamat in the West)",
+       False, ["Declaration of the Bab"], compute=lambda y: (4, 8 if y >= 172 else 7)),
+    _f("Ascension of Bahá'u'lláh", "bahai", 4, 13, "13 ʻAẓamat", False,
+       ["Ascension of Bahaullah", "Ascension of Baha'u'llah"]),
+    _f("Martyrdom of the Báb", "bahai", 6, 17, "17 Raḥmat (since 2015; before, 9 July = 16 Raḥmat in the West)",
+       False, ["Martyrdom of the Bab"], compute=lambda y: (6, 17 if y >= 172 else 16)),
+    _f("Day of the Covenant", "bahai", 14, 4, "4 Qawl", False, ["Day of Covenant"]),
+    _f("Ascension of ʻAbdu'l-Bahá", "bahai", 14, 6, "6 Qawl", False,
+       ["Ascension of Abdul-Baha", "Ascension of Abdu'l-Baha"]),
+    _f("Start of the Bahá'í Fast", "bahai", 19, 1, "1 ʻAlá, the first day of the 19-day fast", False,
+       ["Bahai Fast", "Baha'i Fast", "Nineteen Day Fast", "Start of the Bahai Fast"]),
+    # Thai solar and ROC: Gregorian months and days
+    _f("Songkran", "thai_buddhist", 4, 13, "13 April (first day of the Songkran holidays, 13-15 April)", False,
+       ["Thai New Year", "Songkran Festival"], local=["New Year"]),
+    _f("Double Ten Day", "roc", 10, 10, "10 October, National Day of the Republic of China (Taiwan)", False,
+       ["Double Tenth Day", "National Day (Taiwan)", "ROC National Day"]),
 )
 
 # Umm al-Qura versions of every Islamic festival: the same month/day on Saudi Arabia's calendar.

@@ -63,6 +63,10 @@ _DAY_FIRST = re.compile(
 _MONTH_FIRST = re.compile(_MON.join(["^", r" (?P<d>\d{1,2})(?:st|nd|rd|th)? ?,? (?P<y>\d{1,4})$"]),
                           re.IGNORECASE)
 MAX_DATE_TEXT = 80
+# An era calendar's date: "Reiwa 1-5-1", "Heisei 31/4/30", "R1.5.1", "令和元年5月1日" (元 = year 1).
+_ERA_DATE = re.compile(
+    r"^(?P<era>[^\d\s元][^\d元]*?)\s*(?P<y>\d{1,4}|元)\s*(?:年|[-/.])\s*(?P<m>\d{1,2})\s*(?:月|[-/.])\s*"
+    r"(?P<d>\d{1,2})\s*日?$")
 
 
 def parse_date(text: str, calendar: str) -> CalendarDate:
@@ -73,6 +77,10 @@ def parse_date(text: str, calendar: str) -> CalendarDate:
     if len(text) > MAX_DATE_TEXT:
         raise CalendarError(f"a date is at most {MAX_DATE_TEXT} characters; got {len(text)}")
     text = re.sub(r"\s+", " ", text).strip()
+    m = _ERA_DATE.match(text) if cal.eras else None
+    if m:
+        year = 1 if m.group("y") == "元" else int(m.group("y"))
+        return CalendarDate.create(cal.name, year, int(m.group("m")), int(m.group("d")), era=m.group("era").strip())
     m = _NUMERIC.match(text)
     if m:
         leap = bool(m.group("leap"))
@@ -92,6 +100,7 @@ def parse_date(text: str, calendar: str) -> CalendarDate:
                 raise CalendarError(f"Hebrew year {year} is not a leap year: it has one Adar (month 12), no "
                                     f"{m.group('mon').strip()!r}; write 'Adar'")
             return CalendarDate.create(cal.name, year, number, int(m.group("d")))
-    example = "2025-7-1" if cal.numeric_display else cal.format(*cal.min_date[:3])
+    example = cal.format(*cal.max_date) if cal.eras else "2025-7-1" if cal.numeric_display \
+        else cal.format(*cal.min_date[:3])
     raise CalendarError(f"cannot read {text!r} as a {cal.title} date; write it like {example!r}"
                         + (f" (a {cal.title} leap month as '2023-leap2-15')" if cal.has_leap_months else ""))

@@ -265,7 +265,8 @@ def test_the_api():
     assert "Beijing midnight" in split.reason and "2-2" in split.reason
     assert disputes.is_disputed("chinese_lunar", n) and not disputes.is_disputed("chinese_lunar", n + 30)
     assert not disputes.is_disputed("gregorian", n) and disputes.dispute("hebrew", n) is None
-    assert disputes.DISPUTED_CALENDARS == ("chinese_lunar", "korean_lunar", "islamic_umm_al_qura")
+    assert disputes.DISPUTED_CALENDARS == ("chinese_lunar", "korean_lunar", "islamic_umm_al_qura",
+                                           "vietnamese_lunar")
     assert len(disputes.disputed_days("chinese_lunar")) == 60
     assert disputes.disputed_ranges("chinese_lunar") == (
         (date(2057, 9, 28).toordinal(), date(2057, 10, 27).toordinal()),

@@ -18,8 +18,9 @@ EXTRA = ("julian", "coptic", "ethiopian", "islamic_umm_al_qura", "korean_lunar")
 
 def test_paper_names_unchanged_and_all_names_extend_them():
     assert span.CALENDAR_NAMES == ("gregorian", "chinese_lunar", "islamic", "hebrew", "shaka", "persian")
-    assert span.ALL_CALENDAR_NAMES == span.CALENDAR_NAMES + EXTRA
-    assert span.EXTRA_CALENDAR_NAMES == EXTRA
+    # the official-use calendars (tests/test_calendars_official.py) come after these five
+    assert span.ALL_CALENDAR_NAMES[:11] == span.CALENDAR_NAMES + EXTRA
+    assert span.EXTRA_CALENDAR_NAMES[:5] == EXTRA
 
 
 @pytest.mark.parametrize("alias, name", [

@@ -81,6 +81,35 @@ def lunisolar_layout(year: int, start: int, leap: int, lengths) -> YearLayout:
     return build_layout(year, start, months)
 
 
+def era_key(text: str) -> str:
+    """An era name as compared: case, accents/macrons, spaces and punctuation ignored ("Shōwa" ==
+    "showa" == "SHOWA"); CJK names ("昭和", "民國") are kept as written."""
+    import unicodedata
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+@dataclass(frozen=True)
+class Era:
+    """A named era of an era calendar (Japanese Reiwa, ROC Minguo). Dates carry the era and the year
+    counted in it; the calendar's own `year` (its layouts) is the continuous year number (Gregorian for
+    the Japanese calendar, Gregorian - 1911 for the ROC calendar), and an era maps one to the other."""
+    name: str                  # canonical romanised name, returned as `era`
+    first: int                 # ordinal of the era's first day inside span's window
+    last: int                  # ordinal of its last day inside span's window
+    year_one: int              # the calendar year in which era year 1 falls
+    aliases: tuple[str, ...] = ()
+    counts_down: bool = False  # era years counted backwards (ROC "before Minguo": 1911 = year 1)
+    began: str = ""            # the era's historical first day when before span's window
+
+    def to_calendar_year(self, era_year: int) -> int:
+        return self.year_one - (era_year - 1) if self.counts_down else self.year_one + era_year - 1
+
+    def from_calendar_year(self, year: int) -> int:
+        return self.year_one - year + 1 if self.counts_down else year - self.year_one + 1
+
+
 class Calendar:
     """Subclasses set the class attributes and implement `_layout` and `_approx_year`."""
 
@@ -101,6 +130,10 @@ class Calendar:
     # lunar table) narrows it here; dates outside are a CalendarError naming the range.
     min_ordinal: int = MIN_ORDINAL
     max_ordinal: int = MAX_ORDINAL
+    # Era calendars (Japanese, ROC): their eras in order, and the era assumed when none is given
+    # (None: an era is required). Dates then carry `era` and the year counted in it.
+    eras: tuple[Era, ...] = ()
+    default_era: str | None = None
 
     # ---- what a calendar module provides -------------------------------------------------
     def _layout(self, year: int) -> YearLayout:
@@ -203,7 +236,81 @@ class Calendar:
         return self.check_year(year).months
 
     def format(self, year: int, month: int, day: int, is_leap: bool = False) -> str:
-        """The written form used in questions and answers."""
+        """The written form used in questions and answers (`year`: the calendar's continuous year)."""
+        if self.eras:
+            era, era_year = self.era_of_date(year, month, day)
+            return f"{era.name} {era_year}-{month}-{day}"
         if self.numeric_display:
             return f"{year}-{'leap' if is_leap else ''}{month}-{day}"
         return f"{day} {self.month_name(year, month, is_leap)} {year}"
+
+    # ---- eras (Japanese, ROC) --------------------------------------------------------------------
+    def era_names(self) -> str:
+        return ", ".join(e.name for e in self.eras)
+
+    def find_era(self, name) -> Era:
+        """The era a name means (romanised any case, with or without macrons, or the CJK name)."""
+        if not self.eras:
+            raise CalendarError(f"the {self.title} calendar has no eras; leave era out")
+        if not isinstance(name, str) or len(name) > 40 or not era_key(name):
+            raise CalendarError(f"era must be a name, got {name!r:.60}; {self.title} eras: {self.era_names()}")
+        key = era_key(name)
+        for era in self.eras:
+            if key in {era_key(a) for a in (era.name, *era.aliases)}:
+                return era
+        raise CalendarError(f"unknown era {name!r:.60} for the {self.title} calendar; valid eras: {self.era_names()}")
+
+    def era_of(self, ordinal: int) -> Era:
+        for era in reversed(self.eras):
+            if ordinal >= era.first:
+                return era
+        return self.eras[0]
+
+    def era_of_date(self, year: int, month: int, day: int) -> tuple[Era, int]:
+        """(era, year in the era) of a date given in the calendar's continuous year."""
+        m = self.layout(year).find(month, False)
+        n = m.start + day - 1 if m is not None else self.layout(year).start
+        era = self.era_of(n)
+        return era, era.from_calendar_year(year)
+
+    def era_range_text(self, era: Era) -> str:
+        first, last = self.from_ordinal(era.first), self.from_ordinal(era.last)
+        fy, ly = era.from_calendar_year(first[0]), era.from_calendar_year(last[0])
+        began = f"; it began {era.began}" if era.began else ""
+        return (f"the {era.name} era covers {era.name} {fy}-{first[1]}-{first[2]} … {ly}-{last[1]}-{last[2]} "
+                f"(Gregorian {date.fromordinal(era.first).isoformat()} … "
+                f"{date.fromordinal(era.last).isoformat()}{began})")
+
+    def validate_era(self, era_name, era_year: int, month: int, day: int) -> tuple[Era, int]:
+        """(era, ordinal) of a date given as era + year in it; an error naming the era's range when the
+        date lies outside that era."""
+        if isinstance(era_year, bool) or not isinstance(era_year, int):
+            raise CalendarError(f"{self.title} year must be an integer, got {era_year!r:.60}")
+        if era_name is None and era_year >= 1000:
+            # No era: a year of four digits is the Gregorian (continuous) year, never an era year (the
+            # longest era in range, Shōwa, has 64). 2019-5-1 -> Reiwa 1-5-1.
+            n = self.validate(era_year, month, day)
+            return self.era_of(n), n
+        if era_name is None:
+            if self.default_era is None:
+                raise CalendarError(f"a {self.title} date needs its era: give era (one of {self.era_names()}), "
+                                    f"or the Gregorian year ({date.fromordinal(self.min_ordinal).year}–"
+                                    f"{date.fromordinal(self.max_ordinal).year})")
+            era_name = self.default_era
+        era = self.find_era(era_name)
+        if era_year < 1:
+            raise CalendarError(f"{era.name} {era_year} does not exist: era years start at 1 (元年 = 1); "
+                                f"{self.era_range_text(era)}")
+        year = era.to_calendar_year(era_year)
+        if not self.min_year <= year <= self.max_year:
+            raise CalendarError(f"{era.name} {era_year}-{month}-{day} is outside the {era.name} era; "
+                                f"{self.era_range_text(era)}")
+        try:
+            n = self.validate(year, month, day)
+        except CalendarError as exc:  # the calendar speaks of its continuous year: say the era's
+            raise CalendarError(str(exc).replace(f"of year {year}", f"of {era.name} {era_year}")
+                                .replace(f"year {year} has", f"{era.name} {era_year} has")) from None
+        if not era.first <= n <= era.last:
+            raise CalendarError(f"{era.name} {era_year}-{month}-{day} is outside the {era.name} era; "
+                                f"{self.era_range_text(era)}")
+        return era, n

@@ -104,4 +104,14 @@ DISPUTES = {
         (707152, 707181, ((707152, 1355, 11, 30, False), (707153, 1355, 12, 1, False)),  # 1937-02-12 … 1937-03-13
          'sources split 1-1; no third source before 1356 AH'),
     ),
+    'vietnamese_lunar': (
+        (709837, 709866, ((709837, 1944, 4, 30, True), (709838, 1944, 5, 1, False)),  # 1944-06-20 … 1944-07-19
+         'sources split 1-1; new moon 28 s before Vietnam midnight'),
+        (756761, 756790, ((756761, 2072, 10, 30, False), (756762, 2072, 11, 1, False)),  # 2072-12-09 … 2073-01-07
+         'sources split 1-1; new moon 2 min before Vietnam midnight'),
+        (758563, 758592, ((758563, 2077, 9, 30, False), (758564, 2077, 10, 1, False)),  # 2077-11-15 … 2077-12-14
+         'sources split 1-1; new moon 26 s before Vietnam midnight; the day depends on future ΔT'),
+        (761457, 761486, ((761457, 2085, 8, 30, False), (761458, 2085, 9, 1, False)),  # 2085-10-18 … 2085-11-16
+         'new moon 45 s before Vietnam midnight; the day depends on future ΔT'),
+    ),
 }

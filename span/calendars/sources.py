@@ -18,7 +18,9 @@ Voices (span/calendars/ORACLES.md says why):
   lunardate (its own table), lunar-python (6tail's astronomical algorithm), sxtwl (寿星天文历, C++);
 * korean_lunar: KASI (korean-lunar-calendar, to 2050-12-31), ICU's dangi (Node's Intl), the rule
   computed with PyEphem (which is span's table after 2050);
-* islamic_umm_al_qura: hijridate, the `ummalqura` package (1356–1500 AH), ICU's islamic-umalqura.
+* islamic_umm_al_qura: hijridate, the `ummalqura` package (1356–1500 AH), ICU's islamic-umalqura;
+* vietnamese_lunar: Hồ Ngọc Đức's algorithm (lunar-vn = vnlunar, identical on every day: one voice) and
+  the rule computed with PyEphem at UTC+7 (span's table).
 
     python -m span_toolkit.span.calendars.sources --regenerate    # rewrites consensus.py and data/*.csv
 
@@ -46,7 +48,7 @@ Reading = tuple[int, int, int, bool]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(HERE, "data")
-CALENDARS = ("chinese_lunar", "korean_lunar", "islamic_umm_al_qura")
+CALENDARS = ("chinese_lunar", "korean_lunar", "islamic_umm_al_qura", "vietnamese_lunar")
 
 
 def csv_path(calendar: str) -> str:
@@ -107,6 +109,42 @@ def icu_table(icu_calendar: str, first: int, last: int) -> dict[int, Reading]:
         raise SourceUnavailable(f"ICU has no {icu_calendar} calendar here: {proc.stderr.strip()[:200]}")
     rows = json.loads(proc.stdout)["rows"]
     return {first + i: (y, m, d, bool(leap)) for i, (y, m, d, leap) in enumerate(rows)}
+
+
+_NODE_ERA_SCRIPT = r"""
+const [cal, first, count] = JSON.parse(process.argv[1]);
+const f = new Intl.DateTimeFormat('en-u-ca-' + cal,
+    {timeZone: 'UTC', era: 'long', year: 'numeric', month: 'numeric', day: 'numeric'});
+if (f.resolvedOptions().calendar !== cal) { process.stdout.write('null'); process.exit(0); }
+const rows = new Array(count);
+for (let i = 0; i < count; i++) {
+  let e, y, m, d;
+  for (const p of f.formatToParts(new Date(first + i * 86400000))) {
+    if (p.type === 'era') e = p.value;
+    else if (p.type === 'year') y = +p.value;
+    else if (p.type === 'month') m = +p.value;
+    else if (p.type === 'day') d = +p.value;
+  }
+  rows[i] = [e, y, m, d];
+}
+process.stdout.write(JSON.stringify({icu: process.versions.icu, rows}));
+"""
+
+
+@lru_cache(maxsize=None)
+def icu_era_table(icu_calendar: str, first: int, last: int) -> dict[int, tuple[str, int, int, int]]:
+    """{ordinal: (era as ICU names it in English, year in the era, month, day)}: ICU's japanese, roc,
+    buddhist calendars (the official-use calendars' tests)."""
+    node = shutil.which("node")
+    if node is None:
+        raise SourceUnavailable("node is not installed: the ICU source is unavailable")
+    spec = [icu_calendar, (first - _UNIX_EPOCH) * 86_400_000, last - first + 1]
+    proc = subprocess.run([node, "-e", _NODE_ERA_SCRIPT, json.dumps(spec)], capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0 or proc.stdout == "null":
+        raise SourceUnavailable(f"ICU has no {icu_calendar} calendar here: {proc.stderr.strip()[:200]}")
+    rows = json.loads(proc.stdout)["rows"]
+    return {first + i: (e, y, m, d) for i, (e, y, m, d) in enumerate(rows)}
 
 
 def _import(name: str):
@@ -246,6 +284,42 @@ def _chinese_rule(days: range, delta_t: float | None = None) -> dict[int, Readin
 
 
 # ---------------------------------------------------------------------------------------------
+# Vietnamese lunar
+# ---------------------------------------------------------------------------------------------
+
+VN_OFFSET = 7.0
+
+
+def _lunar_vn(days: range) -> dict[int, Reading]:
+    convert = _import("lunar_vn").convert_solar_to_lunar
+    out = {}
+    for n in days:
+        g = date.fromordinal(n)
+        r = convert(g.day, g.month, g.year, VN_OFFSET)
+        out[n] = (r.year, r.month, r.day, bool(r.leap))
+    return out
+
+
+def _vnlunar(days: range) -> dict[int, Reading]:
+    convert = _import("vnlunar").convert_solar_to_lunar
+    out = {}
+    for n in days:
+        g = date.fromordinal(n)
+        r = convert(g.day, g.month, g.year, VN_OFFSET)  # a dict in vnlunar 1.0.5
+        out[n] = (r["year"], r["month"], r["day"], bool(r["leap"]))
+    return out
+
+
+def _vietnamese_rule(days: range, delta_t: float | None = None) -> dict[int, Reading]:
+    """The rule at UTC+7 (PyEphem); with `delta_t`, only from 2025 on (the predicted part)."""
+    _import("ephem")
+    from . import korean_lunar_astro as astro
+    first = 1899 if delta_t is None else 2025
+    rows = astro.lunar_years(first, 2100, utc_offset_hours=VN_OFFSET, delta_t=delta_t)
+    return {n: r for n, r in _layout_readings(rows).items() if n in days}
+
+
+# ---------------------------------------------------------------------------------------------
 # Umm al-Qura
 # ---------------------------------------------------------------------------------------------
 
@@ -286,6 +360,7 @@ VOICES: dict[str, tuple[Voice, ...]] = {
     "korean_lunar": (Voice("kasi", ("kasi",)), Voice("icu", ("icu",)), Voice("rule_pyephem", ("rule_pyephem",))),
     "islamic_umm_al_qura": (Voice("hijridate", ("hijridate",)), Voice("ummalqura", ("ummalqura",)),
                             Voice("icu", ("icu",))),
+    "vietnamese_lunar": (Voice("ho_ngoc_duc", ("lunar_vn", "vnlunar")), Voice("rule_pyephem", ("rule_pyephem",))),
 }
 # Not voters: the rule with ΔT held at today's value, which only finds the ΔT-dependent months.
 DELTA_T_COLUMN = "rule_dt_now"
@@ -306,6 +381,10 @@ def source_readings(calendar: str) -> dict[str, dict[int, Reading]]:
     if calendar == "islamic_umm_al_qura":
         return {"hijridate": _hijridate(days), "ummalqura": _ummalqura(days),
                 "icu": icu_table("islamic-umalqura", days.start, days.stop - 1)}
+    if calendar == "vietnamese_lunar":
+        from .korean_lunar_astro import DELTA_T_NOW
+        return {"lunar_vn": _lunar_vn(days), "vnlunar": _vnlunar(days), "rule_pyephem": _vietnamese_rule(days),
+                DELTA_T_COLUMN: _vietnamese_rule(days, DELTA_T_NOW)}
     raise ValueError(f"no sources for {calendar}")
 
 
@@ -407,7 +486,7 @@ def days_of(calendar: str, readings: dict[str, dict[int, Reading]] | None = None
 # Why a day is disputed, in one line
 # ---------------------------------------------------------------------------------------------
 
-_ZONES = {"chinese_lunar": (8, "Beijing"), "korean_lunar": (9, "Korean")}
+_ZONES = {"chinese_lunar": (8, "Beijing"), "korean_lunar": (9, "Korean"), "vietnamese_lunar": (7, "Vietnam")}
 
 
 def _new_moon_text(calendar: str, n: int) -> str:
