@@ -214,16 +214,55 @@ OptMonth = Annotated[int | str | None, Field(description=MONTH_TEXT), BeforeVali
                                      "description": MONTH_TEXT})]
 OptYear = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar, e.g. 5785 (hebrew)"),
                     NO_BOOL]
+
+
+# The arguments added for #32 check their own values, so that a bad one gets a message naming what is valid
+# (server.app's VALID table names only the older arguments).
+def _number_in(lo: float, hi: float, what: str, integer: bool = True):
+    def check(value: Any) -> Any:
+        if value is None:
+            return value
+        if isinstance(value, str):
+            try:
+                value = int(value) if integer else float(value)
+            except ValueError:
+                raise ValueError(f"expected {what}; got {short(value)}") from None
+        ok = (isinstance(value, int) or (not integer and isinstance(value, float))) and not isinstance(value, bool)
+        if not ok or not lo <= value <= hi:  # (NaN fails the comparison too)
+            raise ValueError(f"expected {what}; got {short(value)}")
+        return value
+    return BeforeValidator(check)
+
+
+def _one_of(values: tuple[str, ...], what: str):
+    def check(value: Any) -> Any:
+        if value is not None and value not in values:
+            raise ValueError(f"expected {what}; got {short(value)}")
+        return value
+    return BeforeValidator(check)
+
+
+def _text_of(limit: int, what: str):
+    def check(value: Any) -> Any:
+        if value is not None and (not isinstance(value, str) or len(value) > limit):
+            raise ValueError(f"expected {what} (at most {limit} characters); got {short(value)}")
+        return value
+    return BeforeValidator(check)
+
+
 GregorianYear = Annotated[
     int | None,
     Field(ge=1900, le=2100, description="Instead of year, with festival_name: all its dates that Gregorian year"),
-    NO_BOOL,
+    _number_in(1900, 2100, "a Gregorian year from 1900 to 2100 (with festival_name, instead of year)"),
 ]
 IslamicAdjustment = Annotated[
-    int, Field(ge=-2, le=2, description="Local Hijri minus table, days"), NO_BOOL]
+    int, Field(ge=-2, le=2, description="Local Hijri minus table, days"),
+    _number_in(-2, 2, "an integer from -2 to 2: the days local Hijri dates run ahead of the tabular/Umm al-Qura "
+                      "table")]
 Anniversary = Annotated[
     Literal["birthday", "yahrzeit"] | None,
     Field(description="With years: Hebrew/lunar customs for days a year lacks"),
+    _one_of(("birthday", "yahrzeit"), "'birthday' or 'yahrzeit' (with years >= 1)"),
 ]
 OptDay = Annotated[int | None, Field(ge=1, le=31, description="Day of month"), NO_BOOL]
 # japanese_era and roc count years in eras: the era of `year` (Reiwa, Heisei, Shōwa …; Minguo by default)
@@ -553,11 +592,18 @@ def parse_instant(text: str, zone: zoneinfo.ZoneInfo) -> tuple[datetime, str | N
 
 async def today(
     targets: Targets = None,
-    timezone: Annotated[str | None, Field(max_length=64, description="IANA zone; default UTC")] = None,
-    instant: Annotated[str | None, Field(max_length=40, description="ISO 8601 instead of now; no offset: local")] = None,
-    latitude: Annotated[float | None, Field(ge=-90, le=90, allow_inf_nan=False, description="north positive")] = None,
-    longitude: Annotated[float | None, Field(ge=-180, le=180, allow_inf_nan=False, description="east positive")] = None,
-    day_starts: Annotated[Literal["midnight", "sunset"], Field(description="sunset needs latitude")] = "midnight",
+    timezone: Annotated[str | None, Field(max_length=64, description="IANA zone; default UTC"),
+                        _text_of(64, f"an IANA time zone name, {ZONE_EXAMPLES}")] = None,
+    instant: Annotated[str | None, Field(max_length=40, description="ISO 8601 instead of now; no offset: local"),
+                       _text_of(40, "an ISO 8601 date-time, e.g. '2025-03-13T23:30:00Z' or '2025-03-13T16:30' "
+                                    "(local time in timezone)")] = None,
+    latitude: Annotated[float | None, Field(ge=-90, le=90, allow_inf_nan=False, description="north positive"),
+                        _number_in(-90, 90, "degrees of latitude from -90 to 90 (north positive)", False)] = None,
+    longitude: Annotated[float | None, Field(ge=-180, le=180, allow_inf_nan=False, description="east positive"),
+                         _number_in(-180, 180, "degrees of longitude from -180 to 180 (east positive)", False)] = None,
+    day_starts: Annotated[Literal["midnight", "sunset"], Field(description="sunset needs latitude"),
+                          _one_of(("midnight", "sunset"), "'midnight' or 'sunset' (sunset needs latitude and "
+                                                          "longitude)")] = "midnight",
     islamic_adjustment: IslamicAdjustment = 0,
 ) -> TodayResult:
     with calendar_errors():

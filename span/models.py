@@ -253,12 +253,13 @@ class TodayResult(BaseModel):
 
     def text(self) -> str:
         lines = [f"now: {self.local_time} ({self.timezone}; UTC {self.utc})"]
-        for name, info in self.dates.items():
-            mark = " [after sunset: the next day]" if self.rolled and name in self.rolled else ""
-            lines.append(f"{name}: {info.text()}{mark}")
+        # date lines as in every other result (span.models.parse_dates reads them)
+        lines += [f"{name}: {info.text()}" for name, info in self.dates.items()]
         lines.append(f"weekday: {self.weekday}")
         if self.sunset is not None:
             lines.append(f"sunset: {self.sunset}; day_starts: {self.day_starts}")
+        if self.rolled:
+            lines.append(f"after sunset, the next day in: {', '.join(self.rolled)}")
         if self.near_boundary:
             lines.append("near_boundary: true (within minutes of sunset: sources differ by 1-3 minutes, the "
                          "sunset-based dates may be either day)")

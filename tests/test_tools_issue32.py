@@ -334,3 +334,46 @@ async def test_new_arguments_over_streamable_http():
     with _http_server() as url:
         async with Client(url) as c:
             await _exercise(c)
+
+
+NEW_ARGUMENT_ERRORS = [
+    ("search_calendar", {"calendar": "gregorian", "gregorian_year": 1800, "festival_name": "Christmas"},
+     "gregorian_year: expected a Gregorian year from 1900 to 2100"),
+    ("search_calendar", {"calendar": "hebrew", "gregorian_year": 2031, "month": 1, "day": 15},
+     "gregorian_year goes with festival_name"),
+    ("search_calendar", {"calendar": "hebrew", "year": 5785, "month": "Shebatt", "day": 1}, "11 Shevat"),
+    ("search_calendar", {"calendar": "gregorian", "year": 2025, "month": 1, "day": 1, "islamic_adjustment": 5},
+     "islamic_adjustment: expected an integer from -2 to 2"),
+    ("search_calendar", {"calendar": "gregorian", "year": 2100, "month": 12, "day": 31, "islamic_adjustment": 2},
+     "outside the supported range"),
+    ("date_arithmetic", {"calendar": "gregorian", "year": 2025, "month": 1, "day": 1, "years": 1,
+                         "anniversary": "wedding"}, "'birthday' or 'yahrzeit'"),
+    ("date_arithmetic", {"calendar": "gregorian", "year": 2025, "month": 1, "day": 1, "years": 1,
+                         "anniversary": "yahrzeit"}, "Hebrew date of death"),
+    ("today", {"latitude": 95, "longitude": 0}, "latitude: expected degrees of latitude from -90 to 90"),
+    ("today", {"day_starts": "dawn"}, "'midnight' or 'sunset'"),
+    ("today", {"latitude": 31.7}, "give both latitude and longitude"),
+    ("today", {"instant": "2025-13-40"}, "not ISO 8601"),
+    ("today", {"timezone": "x" * 10_000}, "at most 64 characters"),
+    ("today", {"instant": "1850-01-01T00:00Z"}, "outside the supported range"),
+    ("list_calendars", {"calendar": "mayan"}, "unknown calendar"),
+]
+
+
+@pytest.mark.parametrize("tool,args,words", NEW_ARGUMENT_ERRORS)
+async def test_new_arguments_errors_say_what_is_valid(server, tool, args, words):
+    async with Client(server) as c:
+        r, text = await _call(c, tool, args)
+    assert r.is_error and words in text, text
+    assert "see the tool's input schema" not in text and len(text) < 700
+
+
+def test_today_text_reads_like_every_other_result_and_python_month_names():
+    from span_toolkit.span.models import parse_dates
+    r = span_today(datetime(2025, 3, 13, 19, 0, tzinfo=ZoneInfo("Asia/Jerusalem")), span.CALENDAR_NAMES,
+                   "Asia/Jerusalem", **JERUSALEM, day_starts="sunset")
+    dates = parse_dates(r.text())
+    assert (dates["hebrew"]["month"], dates["hebrew"]["day"]) == (12, 14) and list(dates) == list(span.CALENDAR_NAMES)
+    assert "after sunset, the next day in: islamic, hebrew" in r.text()
+    # the paper's Python interface takes month names too
+    assert span.search_calendar("hebrew", 5785, "Shevat", 15) == span.search_calendar("hebrew", 5785, 11, 15)
