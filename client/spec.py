@@ -34,6 +34,7 @@ class RunSpec:
     max_tokens: int = 2048
     reasoning_effort: str | None = None       # OpenAI reasoning_effort (passed through to compatible servers)
     thinking_budget: int | None = None        # Anthropic thinking.budget_tokens; compatible: enable_thinking
+    drop_thinking: bool = False               # record no thinking text (sizes and tokens still)
     # the instances: a file, or generated for evaluation dates (ISO strings)
     instances_file: Path | None = None
     dates: tuple[str, ...] = ()

@@ -179,3 +179,20 @@ def test_a_model_that_does_not_think_keeps_its_lines_and_summary(tmp_path, insta
     assert not any(k in lines[0] for k in ("thinking", "thinking_cut", "prompt_echo"))
     assert set(lines[0]["usage"]) == {"input_tokens", "output_tokens"}
     assert not any(k in body for k in ("reasoning_effort", "chat_template_kwargs", "thinking"))
+
+
+@pytest.mark.parametrize("form", ["tags", "reasoning_content", "anthropic"])
+def test_drop_thinking_keeps_sizes_and_tokens_but_no_thinking_text(tmp_path, instances, form):
+    by_q = {i["question"]: i for i in instances[:8]}
+    policy = thinking_policy(by_q)
+    if form == "anthropic":
+        with FakeThinkingAnthropic(policy) as fake:
+            summary, lines = run({"drop_thinking": True}, anthropic(fake), instances[:8], tmp_path)
+    else:
+        with FakeThinkingOpenAI(policy, form=form) as fake:
+            summary, lines = run({"drop_thinking": True}, openai_compatible(fake), instances[:8], tmp_path)
+    assert summary["accuracy"] == 1.0
+    for line in lines:
+        (t,) = line["thinking"]
+        assert t["chars"] > 100 and "text" not in t and t["reasoning_tokens"] == 250
+        assert "First guess" not in json.dumps(line)  # in neither `thinking` nor `messages`

@@ -61,6 +61,9 @@ def configure(ev: argparse.ArgumentParser) -> None:
                     help="Anthropic extended thinking: thinking.budget_tokens N (>= 1024; max_tokens is raised above "
                          "it when needed, temperature left at its default); OpenAI-compatible servers: 0 turns the "
                          "chat template's thinking off, N > 0 on (enable_thinking). Not set: not sent")
+    ev.add_argument("--drop-thinking", action="store_true",
+                    help="keep no thinking text in results.jsonl (its size and reasoning tokens are still recorded; "
+                         "the thinking is never judged either way)")
     how = ev.add_mutually_exclusive_group()
     how.add_argument("--with-tools", action="store_true", help="offer the span MCP tools and run the tool-calling loop")
     how.add_argument("--time-agent", action="store_true",
@@ -236,6 +239,7 @@ def spec_from_args(args, model: str | None = None, out: Path | None = None) -> R
         model=model, out_dir=out, mode=mode, base_url=args.base_url, api_key=args.api_key,
         temperature=args.temperature, max_tokens=args.max_tokens, instances_file=args.instances, dates=dates,
         reasoning_effort=args.reasoning_effort, thinking_budget=args.thinking_budget,
+        drop_thinking=args.drop_thinking,
         sample=args.sample, seed=args.seed, generation=generation, server_url=args.server_url,
         server_token=args.server_token or (os.environ.get(TOKEN_ENV) if args.server_url else None),
         tools=tools, tool_calls=args.tool_calls, sandbox=args.sandbox, max_turns=args.max_turns,

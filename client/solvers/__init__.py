@@ -29,6 +29,7 @@ async def open_solver(cfg: RunSpec, provider: Provider, request: Requester, errl
                       mcp_target: Any = None) -> AsyncIterator[Solver]:
     """The solver for ``cfg.mode``; ``solver.resources`` describes what it holds (for run.json).
     ``mcp_target``: an in-process MCP server instead of span-server (tests, benchmarks)."""
+    keep = not getattr(cfg, "drop_thinking", False)  # --drop-thinking: no thinking text in the record
     if cfg.mode == "with_tools":
         from ..mcp_tools import MCPTools
 
@@ -36,7 +37,7 @@ async def open_solver(cfg: RunSpec, provider: Provider, request: Requester, errl
                             only=cfg.offered_tools()) as mcp:
             solver = ChatSolver(provider, system=prompts.load("system_tools.md"), tools=mcp,
                                 max_turns=cfg.turns, request=request, timeout=cfg.timeout,
-                                tool_calls=cfg.tool_calls)
+                                tool_calls=cfg.tool_calls, keep_thinking=keep)
             solver.resources = {"mcp": {"server": mcp.description, "tools": [t.name for t in mcp.tools]}}
             yield solver
     elif cfg.mode == "time_agent":
@@ -48,11 +49,11 @@ async def open_solver(cfg: RunSpec, provider: Provider, request: Requester, errl
         slots = max(1, min(cfg.concurrency, os.cpu_count() or 1))
         async with Sandbox(cfg.sandbox, concurrency=slots) as sandbox:
             solver = TimeAgentSolver(provider, sandbox=sandbox, max_runs=cfg.turns, request=request,
-                                     timeout=cfg.timeout)
+                                     timeout=cfg.timeout, keep_thinking=keep)
             solver.resources = {"sandbox": solver.describe()}
             yield solver
     else:
         solver = ChatSolver(provider, system=prompts.load("system_unaided.md"), tools=None,
-                            max_turns=cfg.turns, request=request, timeout=cfg.timeout)
+                            max_turns=cfg.turns, request=request, timeout=cfg.timeout, keep_thinking=keep)
         solver.resources = {}
         yield solver

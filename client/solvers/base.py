@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any, Awaitable, Callable, Protocol
 
 from ..providers.base import ModelReply
-from ..providers.thinking import LENGTH_STOPS
+from ..providers.thinking import LENGTH_STOPS, REASONING_FIELDS, split_thinking
 
 # request(factory) -> (reply, retries used); raises ProviderError when the request failed for good.
 Requester = Callable[[Callable[[], Awaitable[ModelReply]]], Awaitable[tuple[ModelReply, int]]]
@@ -105,7 +105,8 @@ class Outcome:
 
     def fields(self) -> dict:
         """The result-line fields of this outcome (client.rundir.ResultLine)."""
-        out = {"messages": self.messages, "tool_calls": self.tool_calls, "final_answer": self.final_answer,
+        messages = self.messages if self.keep_thinking_text else [without_thinking(m) for m in self.messages]
+        out = {"messages": messages, "tool_calls": self.tool_calls, "final_answer": self.final_answer,
                "stop_reason": self.stop_reason, "turns": self.turns,
                "provider_stop_reason": self.provider_stop_reason, "usage": self.usage(),
                "latency_s": self.latency_s, "retries": self.retries, "error": self.error}
@@ -126,6 +127,25 @@ class Outcome:
                                 **({"text": t["_text"]} if self.keep_thinking_text and t["_text"] else {})}
                                for t in self.thinking]
         return out
+
+
+def without_thinking(message: Any) -> Any:
+    """A recorded message with its thinking text left out (``--drop-thinking``): reasoning fields dropped,
+    thinking tags and harmony analysis taken out of the content, Anthropic thinking blocks emptied (their
+    type and signature kept). A copy: the conversation itself is never changed."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return message
+    out = {k: v for k, v in message.items() if k not in REASONING_FIELDS}
+    content = out.get("content")
+    if isinstance(content, list):
+        out["content"] = [{**b, "thinking": ""} if isinstance(b, dict) and b.get("type") == "thinking" else
+                          {**b, "data": ""} if isinstance(b, dict) and b.get("type") == "redacted_thinking" else b
+                          for b in content]
+    elif isinstance(content, str):
+        split = split_thinking(content)
+        if split.thinking is not None:
+            out["content"] = split.answer or ""
+    return out
 
 
 # ------------------------------------------------------------------------------------ reasoning tokens

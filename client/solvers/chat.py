@@ -76,10 +76,12 @@ class ChatSolver:
 
     def __init__(self, provider: Provider, *, system: str, tools: MCPTools | None = None, max_turns: int = 8,
                  request: Requester = direct_request, timeout: float | None = None, tool_calls: str = "auto",
-                 max_calls_per_turn: int = MAX_CALLS_PER_TURN, max_repeats: int = MAX_REPEATS):
+                 max_calls_per_turn: int = MAX_CALLS_PER_TURN, max_repeats: int = MAX_REPEATS,
+                 keep_thinking: bool = True):
         if tool_calls not in TOOL_CALL_MODES:
             raise ValueError(f"tool_calls must be one of {', '.join(TOOL_CALL_MODES)}, got {tool_calls!r}")
         self.provider = provider
+        self.keep_thinking = keep_thinking  # False (--drop-thinking): the record keeps no thinking text
         self.system = system
         self.tools = tools
         self.max_turns = max_turns
@@ -109,7 +111,7 @@ class ChatSolver:
         started = time.monotonic()
         provider = self.provider
         messages = provider.initial_messages(question)
-        out = Outcome(messages=[{"role": "system", "content": self.system}])
+        out = Outcome(messages=[{"role": "system", "content": self.system}], keep_thinking_text=self.keep_thinking)
         if self.tools is not None:
             out.repeats_caught = 0
         made: dict[str, tuple[int, str, bool]] = {}  # call key -> (turn, the result shown, whether an error)

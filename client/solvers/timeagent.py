@@ -33,8 +33,10 @@ class TimeAgentSolver:
     mode = "time_agent"
 
     def __init__(self, provider: Provider, *, sandbox: Sandbox, max_runs: int = DEFAULT_MAX_RUNS,
-                 request: Requester = direct_request, timeout: float | None = None, max_repeats: int = MAX_REPEATS):
+                 request: Requester = direct_request, timeout: float | None = None, max_repeats: int = MAX_REPEATS,
+                 keep_thinking: bool = True):
         self.provider = provider
+        self.keep_thinking = keep_thinking  # False (--drop-thinking): the record keeps no thinking text
         self.max_repeats = max_repeats
         self.sandbox = sandbox
         self.max_runs = max_runs
@@ -46,7 +48,8 @@ class TimeAgentSolver:
         started = time.monotonic()
         provider = self.provider
         messages = provider.initial_messages(question)
-        out = Outcome(messages=[{"role": "system", "content": self.system}], code_reminder=False, repeats_caught=0)
+        out = Outcome(messages=[{"role": "system", "content": self.system}], code_reminder=False, repeats_caught=0,
+                      keep_thinking_text=self.keep_thinking)
         runs = 0
         made: dict[str, tuple[int, str]] = {}  # a program (normalised) -> (turn it ran in, the result shown)
         try:
