@@ -253,6 +253,10 @@ def summarize(run_dir: Path, mode: str, wall_s: float | None = None, exit_code: 
         "instances_with_code": sum(1 for r in lines if r.get("code_runs")),
         "code_runs": len(runs), "code_runs_failed": sum(1 for x in runs if x.get("exit_reason") != "ok"),
         "answers_without_code": actions.answers_without_code, "code_reminders": actions.code_reminders,
+        # a Time Agent still writing code at its run limit and again at the last request: no answer (#30)
+        "stopped_at_limit": sum(1 for r in lines if r.get("mode") == "time_agent" and r.get("stop_reason") == "max_turns"
+                                and not r.get("final_answer")),
+        "thinking_cut": sum(1 for r in lines if r.get("thinking_cut")),
         "wall_s": round(wall_s, 1) if wall_s is not None else None, "exit_code": exit_code,
     }
 
@@ -272,8 +276,8 @@ def render_table(report: dict) -> str:
               f"{report['max_turns']}, max runs {report['max_runs']}")
     rows = ["| mode | accuracy | content | polar | \"Yes\" share of polar answers | tool calls (native / text / "
             "unusable) | repeats caught | final-turn answers | code runs (failed) | instances with code | answers "
-            "without code | prompt tokens / request | s / instance |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "without code | stopped at the limit | cut off while thinking | prompt tokens / request | s / instance |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         pa = r["polar_answers"]
         yes = (f"{pa['yes_share']:.0%} ({pa['yes']}/{pa['yes'] + pa['no']})" if pa.get("yes_share") is not None
@@ -284,11 +288,13 @@ def render_table(report: dict) -> str:
         rows.append(" | ".join([
             f"| {r['mode']}", acc(r), acc(r["content"]), acc(r["polar"]), yes,
             f"{tc['native']} / {tc['text']} / {tc['unparsed']}" if tools else "–",
-            str(r["repeats_caught"]) if tools else "–",
-            f"{r['final_turn_answers']}/{r['final_turns']}" if tools else "–",
+            str(r["repeats_caught"]) if tools or agent else "–",  # the agent's: identical programs not re-run
+            f"{r['final_turn_answers']}/{r['final_turns']}" if tools or agent else "–",
             f"{r['code_runs']} ({r['code_runs_failed']})" if agent else "–",
             f"{r['instances_with_code']}/{r['n']}" if agent else "–",
             str(r["answers_without_code"]) if agent else "–",
+            str(r.get("stopped_at_limit", "–")) if agent else "–",
+            str(r.get("thinking_cut", "–")),
             "–" if r["prompt_tokens_per_request"] is None else f"{r['prompt_tokens_per_request']:,}",
             "–" if r["seconds_per_instance"] is None else str(r["seconds_per_instance"])]) + " |")
     return head + "\n\n" + "\n".join(rows)
