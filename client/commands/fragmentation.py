@@ -49,7 +49,7 @@ def _err(msg: str) -> int:
 
 
 def run(args) -> int:
-    from span_toolkit.client.fragmentation import table
+    from span_toolkit.client.date_fragmentation import table
     from span_toolkit.client.tokenizers import TokenizerError, get_tokenizer
 
     names = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
@@ -104,7 +104,7 @@ def render_tables(tables: dict, per_period: int) -> str:
 
 
 def _annotate(args, toks) -> int:
-    from span_toolkit.client.fragmentation import fragmentation_of
+    from span_toolkit.client.date_fragmentation import fragmentation_of
 
     out = os.path.realpath(args.out)
     if os.path.realpath(args.annotate) == out:

@@ -77,7 +77,7 @@ class _F:
                 self.reason = str(exc)
         if self.tokenizer is None:
             return None
-        from ..fragmentation import fragmentation_of
+        from ..date_fragmentation import fragmentation_of
 
         fs = []
         for s, fm in zip(strings, forms):

@@ -11,7 +11,7 @@ to bottom:
     date_arithmetic  "What date is 10,000 days before "5/4/2025" (M/D/YYYY)? Answer with the date."
 
 Selected with ``span-client generate --families dateaug`` (alone or beside paper/extended). The
-fragmentation ratio of each instance's date strings is the client's (span_toolkit.client.fragmentation):
+fragmentation ratio of each instance's date strings is computed by the client (its date_fragmentation module):
 the core stays free of tokenizers.
 
 Options (off by default; ``dateaug_ambiguous`` / ``dateaug_cross_calendar`` on the generation request, or the

@@ -24,7 +24,7 @@ from ...errors import CalendarError
 from .. import formats as SF
 from ..snippets import search_call
 from . import formats as F
-from .questions import add_months
+from .formats import add_months
 
 CALENDARS = ("hebrew", "islamic", "chinese_lunar")
 PERIOD_WINDOW = {"past": (1900, 1999), "near_past": (2000, 2009), "present": (2010, 2025), "future": (2026, 2100)}

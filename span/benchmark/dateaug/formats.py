@@ -74,6 +74,12 @@ def render(d: date, fmt: str) -> str:
     }[fmt]
 
 
+def add_months(d: date, months: int) -> date:
+    """`d` moved by whole months, keeping the day (ValueError if that day does not exist there)."""
+    y, m = divmod(d.month - 1 + months, 12)
+    return date(d.year + y, m + 1, d.day)
+
+
 def note_of(fmt: str) -> str | None:
     return FORMATS[fmt][0]
 

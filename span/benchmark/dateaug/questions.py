@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from . import formats as F
+from . import cross, formats as F
+from .formats import add_months
 
 REASONING_TYPES = ("format_switch", "date_arithmetic")
 QUESTION_FORMATS = {"format_switch": "polar", "date_arithmetic": "content"}  # content: the answer is a date
@@ -82,8 +83,6 @@ def looks_dateaug(text: str) -> bool:
 
 def parse_dateaug(text: str) -> ParsedDateaug:
     if text.startswith("Are the "):
-        from . import cross
-
         other, fam, greg, gfmt = cross.parse(text)
         # the other date is not converted here: the agents convert it (the tools, a program)
         return ParsedDateaug("format_switch", (f"{other.calendar}:{fam}", gfmt), ((), ((greg, gfmt),)), other=other)
@@ -99,12 +98,6 @@ def parse_dateaug(text: str) -> ParsedDateaug:
                              int(m.group("n").replace(",", "")), unit, 1 if m.group("where") == "after" else -1)
     raise ValueError('not a dateaug question: expected \'Are "<date>" and "<date>" the same date? Answer Yes or '
                      'No.\' or \'What date is <N> days|weeks|months before|after "<date>"? Answer with the date.\'')
-
-
-def add_months(d: date, months: int) -> date:
-    """`d` moved by whole months, keeping the day (ValueError if that day does not exist there)."""
-    y, m = divmod(d.month - 1 + months, 12)
-    return date(d.year + y, m + 1, d.day)
 
 
 def shifted(d: date, n: int, unit: str, sign: int) -> date:
