@@ -196,3 +196,40 @@ def test_drop_thinking_keeps_sizes_and_tokens_but_no_thinking_text(tmp_path, ins
         (t,) = line["thinking"]
         assert t["chars"] > 100 and "text" not in t and t["reasoning_tokens"] == 250
         assert "First guess" not in json.dumps(line)  # in neither `thinking` nor `messages`
+
+
+def test_the_llm_judge_reads_the_answer_and_a_thinking_judge_is_judged_by_its_verdict(tmp_path, instances):
+    """The LLM judge is sent the model's answer, never its scratchpad; a judge that thinks is read by its
+    verdict after the thinking, and one cut off while thinking gives no verdict (UNSCORED after its re-asks),
+    never the one it drafted."""
+    from span_toolkit.client.scorer import make_scorer
+
+    some = instances[:6]
+    by_q = {i["question"]: i for i in some}
+    judged: list[str] = []
+
+    def judge(body, index):
+        user = body["messages"][-1]["content"]
+        judged.append(user)
+        if "[cut]" in user:  # no instance says this: the cut-off judge below
+            return Thought(thinking='Draft: {"accuracy": 1}', text=None, finish="length")
+        return Thought(thinking='Maybe {"accuracy": 0}? No.', text='{"accuracy": 1}')
+
+    with FakeThinkingOpenAI(thinking_policy(by_q), form="tags") as model, \
+            FakeThinkingOpenAI(judge, form="tags") as judge_server:
+        path = write_jsonl(tmp_path / "i.jsonl", some)
+        spec = RunSpec(model="openai-compatible/qwen3", out_dir=tmp_path / "run", instances_file=path,
+                       preflight=False, quiet=True, judge_model="openai-compatible/judge",
+                       judge_base_url=judge_server.base_url, judge_api_key="k")
+        summary = asyncio.run(_run(spec, openai_compatible(model)))
+        assert summary["per_judge"]["llm"]["CORRECT"] == 6
+        assert judged and not any("First guess" in u for u in judged)
+
+        async def cut_judge():
+            scorer = make_scorer("openai-compatible/judge", base_url=judge_server.base_url, api_key="k", timeout=10)
+            try:
+                return await scorer.llm.judge("[cut] question", "Yes.", "Yes")
+            finally:
+                await scorer.aclose()
+        verdict = asyncio.run(cut_judge())
+    assert verdict.verdict == "UNSCORED"
