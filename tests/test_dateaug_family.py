@@ -127,6 +127,8 @@ def _arith(question: str, gold: str, fmt: str = "iso") -> dict:
     ("The date is November 18, 1997.", "CORRECT"),
     ("That is Tuesday, 18th of November, 1997", "CORRECT"),
     ("Final answer: Nov. 18 1997", "CORRECT"),
+    ("Final answer: 18-Nov-1997", "CORRECT"),
+    ("Final answer: **November 18th 1997**", "CORRECT"),
     ("Final answer: 11/18/1997", "CORRECT"),
     ("Final answer: 18.11.1997", "CORRECT"),
     ("Final answer: 19971118", "CORRECT"),
@@ -246,3 +248,22 @@ def test_cross_calendar_program_uses_search_calendar():
     out = {}
     exec(code, {"search_calendar": search_calendar, "print": lambda x: out.setdefault("v", x)})  # noqa: S102
     assert FAMILY.judge(inst, f"Final answer: {out['v']}").verdict == "CORRECT"
+
+
+def test_generate_command_writes_the_family(tmp_path, capsys):
+    """The issue's acceptance: `span-client generate --date 2025-07-01 --families dateaug`."""
+    import json
+
+    from span_toolkit.client.cli import main as cli
+
+    out = tmp_path / "d.jsonl"
+    assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--out", str(out)]) == 0
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    by_type = Counter(r["reasoning_type"] for r in rows)
+    assert by_type["format_switch"] >= 100 and by_type["date_arithmetic"] >= 100
+    assert Counter(r["gold"] for r in rows if r["reasoning_type"] == "format_switch") == {True: 80, False: 80}
+    assert {r["variables"]["period"] for r in rows} == set(PERIODS)
+    assert len({f for r in rows for f in r["variables"]["formats"]}) >= 10
+    bad = tmp_path / "bad.jsonl"
+    assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug,nope", "--out", str(bad)]) == 2
+    assert not bad.exists() and "valid families" in capsys.readouterr().err

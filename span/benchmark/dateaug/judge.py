@@ -8,8 +8,8 @@ date_arithmetic (gold {"date": ..., "variants": [...]}): the answer date is read
 forms and more, for any year 1-9999 (proleptic Gregorian):
   * year-first numerics "2025-03-14", "2025/3/14", "2025.03.14"; year-last "14/03/2025", "3-14-2025",
     "14.03.2025"; compact "20250314"; month names, full or abbreviated, with or without ordinal suffix,
-    comma or "of": "14 March 2025", "14th of March, 2025", "March 14th, 2025", "Mar. 14 2025", with an
-    optional weekday in front ("Friday, March 14, 2025").
+    comma or "of": "14 March 2025", "14th of March, 2025", "March 14th, 2025", "Mar. 14 2025", "14-Mar-2025",
+    with an optional weekday in front ("Friday, March 14, 2025").
   * Day/month order of a year-last numeric: a field > 12 decides; a pattern note right after it
     ("(DD/MM/YYYY)") decides; else the order of the question's own form (dmy_*/mdy_*); else both
     readings are accepted (DateAugBench: "date format ambiguity: accept any"). Eight digits are read in
@@ -37,8 +37,8 @@ _RX = re.compile(
     r"(?<![\d.])(?P<y1>\d{4})(?P<s1>[-/.])(?P<m1>\d{1,2})(?P=s1)(?P<d1>\d{1,2})(?![\d])"
     r"|(?<![\d.])(?P<a2>\d{1,2})(?P<s2>[-/.])(?P<b2>\d{1,2})(?P=s2)(?P<y2>\d{4})(?![\d])"
     r"|(?<!\d)(?P<c8>\d{8})(?!\d)"
-    r"|(?<![\w])(?P<d3>\d{1,2})" + _SUF + r"(?:\s+of)?\s+" + _MON.replace("mon", "mon3") + r",?\s+(?P<y3>\d{4})(?!\d)"
-    r"|(?<![\w])" + _MON.replace("mon", "mon4") + r"\s+(?:the\s+)?(?P<d4>\d{1,2})" + _SUF + r",?\s+(?P<y4>\d{4})(?!\d)",
+    r"|(?<![\w])(?P<d3>\d{1,2})" + _SUF + r"(?:\s+of)?(?:\s+|-)" + _MON.replace("mon", "mon3") + r"(?:,?\s+|-)(?P<y3>\d{4})(?!\d)"
+    r"|(?<![\w])" + _MON.replace("mon", "mon4") + r"(?:\s+(?:the\s+)?|-)(?P<d4>\d{1,2})" + _SUF + r"(?:,?\s+|-)(?P<y4>\d{4})(?!\d)",
     re.I)
 _NOTE = re.compile(r"\s*\(\s*(?P<o>DD|MM|D|M)[/\-.](?:MM|DD|M|D)[/\-.]YYYY\s*\)")
 
