@@ -7,11 +7,10 @@ month-name forms ("1st July 1960", "July 1st, 1960"). "paper" is the SPAN paper'
 
 Which families a calendar gets:
 * Gregorian: every family.
-* Chinese lunar (written numerically): the numeric families. A leap month is written "leap" before the
+* a calendar written numerically (Chinese lunar, ...; Calendar.numeric_display): the numeric families. A leap month is written "leap" before the
   month number ("2023-leap02-15", "15/leap02/2023"); compact digit forms cannot mark it and are skipped.
-* Hebrew, Islamic (tabular and Umm al-Qura), Persian, Shaka (written with month names; their month
-  numbers are not common knowledge, e.g. Hebrew Nisan = 1 but Tishri starts the year): the month-name
-  families.
+* a calendar written with month names (Hebrew, Islamic, Persian, Shaka, ...; their month numbers are not
+  common knowledge, e.g. Hebrew Nisan = 1 but Tishri starts the year): the month-name families.
 
 A family whose day/month order a reader cannot tell from the string alone carries its pattern in the
 question, after the quoted date: ``"01/07/1960" (DD/MM/YYYY)``. Without that a question about July 1
@@ -27,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ..calendars import get_calendar
+from ..calendars import ALL_CALENDAR_NAMES, get_calendar
 from ..dates import CalendarDate
 from ..errors import CalendarError
 from ..textforms import month_number
@@ -60,15 +59,15 @@ _NAMES = ("ordinal_day_month_name", "month_name_day", "month_name_ordinal_day")
 # The order is the order variants are emitted in, and the order parse() tries unannotated families:
 # when two families render a date identically (e.g. "paper" and "iso" for 1975-12-15) only the first
 # is emitted, and parse() finds that same first one.
-CALENDAR_FAMILIES: dict[str, tuple[str, ...]] = {
-    "gregorian": ("paper", *_NUMERIC, "day_month_name", *_NAMES),
-    "chinese_lunar": ("paper", *_NUMERIC),
-    "islamic": ("paper", *_NAMES),
-    "islamic_umm_al_qura": ("paper", *_NAMES),   # --islamic-convention umm_al_qura: as the Islamic one
-    "hebrew": ("paper", *_NAMES),
-    "shaka": ("paper", *_NAMES),
-    "persian": ("paper", *_NAMES),
-}
+def _calendar_families(name: str) -> tuple[str, ...]:
+    """Gregorian: every family; a calendar written numerically (Chinese lunar, …): the numeric ones; a
+    calendar written with month names (Hebrew, Islamic, Persian, Shaka, …): the month-name ones."""
+    if name == "gregorian":
+        return ("paper", *_NUMERIC, "day_month_name", *_NAMES)
+    return ("paper", *(_NUMERIC if get_calendar(name).numeric_display else _NAMES))
+
+
+CALENDAR_FAMILIES: dict[str, tuple[str, ...]] = {name: _calendar_families(name) for name in ALL_CALENDAR_NAMES}
 ALL_FAMILIES = tuple(FAMILIES)
 
 
