@@ -1,5 +1,5 @@
 """server.json (the MCP registry entry), derived: the package name and version from pyproject.toml, the
-calendar count from the calendar registry. Never edit server.json by hand; regenerate it.
+calendars it names from the calendar registry. Never edit server.json by hand; regenerate it.
 
     python -m span_toolkit.server.manifest            # print the derived server.json
     python -m span_toolkit.server.manifest --write    # write it to ./server.json (the repository root)
@@ -17,7 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from span_toolkit.span.calendars import prose
+from span_toolkit.span.calendars import ALL_CALENDAR_NAMES, prose
 
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 NAME = "io.github.span-toolkit/span-calendars"
@@ -26,10 +26,16 @@ MAX_DESCRIPTION = 100  # the registry schema's limit
 
 
 def description() -> str:
-    text = f"Exact date conversion, festivals and date arithmetic across {prose.count_text()} (Hebrew, Islamic, …)"
-    if len(text) > MAX_DESCRIPTION:  # a count in digits past ninety-nine could not make it longer than this
-        text = f"Exact date conversion, festivals and date arithmetic across {prose.count_text()}"
-    return text
+    """The registry entry's one line: what the tools do, and the registry's calendars by title, as many
+    as fit the schema's 100 characters (then "…"). It states no count: server.json changes with a release,
+    not with every calendar added (the server's own instructions and --help count them)."""
+    head = "Exact dates, festivals and date arithmetic: "
+    names = prose.titles(ALL_CALENDAR_NAMES)
+    for k in range(len(names), 0, -1):
+        text = head + ", ".join(names[:k]) + ("" if k == len(names) else ", …")
+        if len(text) <= MAX_DESCRIPTION:
+            return text
+    return head.rstrip(": ")
 
 
 def derive(pyproject: dict) -> dict:
