@@ -242,6 +242,9 @@ async def test_every_new_argument_in_memory(server):
         r, text = await _call(c, "list_calendars", {"calendar": "hebrew"})
         assert len(text) <= 8000 and len(json.dumps(r.structured_content)) <= 8000
         assert [x["name"] for x in r.structured_content["calendars"]] == ["hebrew"] and "Passover" in text
+        for name in span.ALL_CALENDAR_NAMES:  # every calendar alone fits 8,000 characters, text and JSON
+            r, text = await _call(c, "list_calendars", {"calendar": name})
+            assert len(text) <= 8000 and len(json.dumps(r.structured_content, ensure_ascii=False)) <= 8000, name
         r, text = await _call(c, "list_calendars", {"names_only": True})
         assert all(name in text for name in span.ALL_CALENDAR_NAMES) and len(text) < 8000
 
