@@ -223,3 +223,42 @@ def test_an_sdk_without_the_session_table_falls_back_with_one_warning(caplog):
     manager = Elsewhere()
     assert bound_sessions(manager) is False and type(manager) is Elsewhere
     assert "503" in caplog.text
+
+
+# ------------------------------------------------------------------------------------------ issue 33, finding 4
+def _big(kind: str, n: int = 50_000) -> dict:
+    """An ~800 KB message of `kind`: a notification, a tools/call with 50,000 extra argument keys, a ping."""
+    params = {f"k{i}": i for i in range(n)}
+    if kind == "notification":
+        return {"jsonrpc": "2.0", "method": "notifications/initialized", "params": params}
+    if kind == "call":
+        return {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": "list_calendars", "arguments": params}}
+    return {"jsonrpc": "2.0", "id": 6, "method": "ping", "params": params}
+
+
+def test_an_idle_session_keeps_no_body():
+    """15 sessions that each send one ~800 KB body (a notification, a call, a ping) and go idle grow the
+    server by at most 0.5 MB a session (before: +7.4 MB a session, the last message kept parsed)."""
+    import json
+
+    assert 780_000 < len(json.dumps(_big("call"))) < 900_000
+    with span_server(token=None) as srv:
+        assert fresh_client_works(srv)
+        warm = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)  # one big body before the baseline:
+        srv.post(warm, _big("notification"), srv.session(warm))               # the allocator's own growth
+        warm.close()
+        time.sleep(0.5)
+        base = srv.rss_mb()
+        for i in range(15):
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+            try:
+                sid = srv.session(conn)
+                r, body = srv.post(conn, _big(("notification", "call", "ping")[i % 3]), sid)
+                assert r.status in (200, 202), body[:200]
+            finally:
+                conn.close()
+        time.sleep(1.5)
+        grown = srv.rss_mb() - base
+        assert fresh_client_works(srv)
+    assert grown / 15 <= 0.5, f"RSS grew by {grown:.1f} MB for 15 sessions"
