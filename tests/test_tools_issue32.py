@@ -380,3 +380,12 @@ def test_today_text_reads_like_every_other_result_and_python_month_names():
     assert "after sunset, the next day in: islamic, hebrew" in r.text()
     # the paper's Python interface takes month names too
     assert span.search_calendar("hebrew", 5785, "Shevat", 15) == span.search_calendar("hebrew", 5785, 11, 15)
+
+
+async def test_today_without_instant_reads_the_clock(server):
+    before = datetime.now(timezone.utc).date()
+    async with Client(server) as c:
+        r, text = await _call(c, "today", {"timezone": "UTC", "targets": ["gregorian", "hebrew"]})
+    after = datetime.now(timezone.utc).date()
+    got = r.structured_content["dates"]["gregorian"]
+    assert date(got["year"], got["month"], got["day"]) in (before, after) and "default" not in text
