@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from .questions import ParsedDateaug, add_months
+from .questions import ParsedDateaug
 
 WINDOW = (date(1900, 1, 1), date(2100, 12, 31))
 
@@ -194,5 +194,4 @@ def baseline_answer(q: ParsedDateaug) -> str:
     return f"Final answer: {q.texts[0]}"
 
 
-__all__ = ["tool_calls", "answer_from_results", "program", "baseline_answer", "switch_shift", "arith_plan",
-           "add_months"]
+__all__ = ["tool_calls", "answer_from_results", "program", "baseline_answer", "switch_shift", "arith_plan"]
