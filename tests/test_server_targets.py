@@ -347,7 +347,7 @@ async def test_list_calendars_describes_the_new_calendars(server):
     for name in NEW:
         c = by_name[name]
         cal = span.get_calendar(name)
-        assert c["supported_range"] == cal.range_text() and c["months"] and c["festivals"]
+        assert c["supported_range"] == cal.range_text() and c["months"]  # era calendars have no festivals
         assert c["festivals"] == span.festivals.names(name)
     assert [m["name"] for m in by_name["coptic"]["months"]][12] == "Pi Kogi Enavot"
     assert by_name["korean_lunar"]["month_note"].startswith(by_name["chinese_lunar"]["month_note"])
