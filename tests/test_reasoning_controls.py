@@ -115,3 +115,21 @@ def test_without_the_options_configs_and_cache_keys_are_unchanged():
         "model", "messages", "temperature", "max_completion_tokens"}
     o.set_reasoning("high", None)
     assert request_key(request_content(o.config(), "s", [{"role": "user", "content": "q"}], None, 1)) != before
+
+
+def test_hidden_reasoning_tokens_reported_by_openai_are_counted_in_the_summary(tmp_path, keys):
+    """OpenAI's reasoning models hide their thinking but report its tokens: counted apart, per line and in
+    summary.json, and within the output tokens (what is billed)."""
+    from tests.fakes.thinking import FakeThinkingOpenAI
+
+    hidden = Thought(thinking="", text="Final answer: Yes", reasoning_tokens=500, output_tokens=520)
+    with FakeThinkingOpenAI(lambda body, i: hidden, form="reasoning_content") as fake:
+        main(eval_args(fake, "openai/o-test", tmp_path, "--reasoning-effort", "high", "--quiet"))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    lines = read_results(tmp_path / "run" / "results.jsonl")
+    assert summary["reasoning"]["reasoning_tokens"] == 500 * 6
+    assert summary["reasoning"]["visible_output_tokens"] == 20 * 6
+    assert summary["reasoning"]["lines_reported_by_provider"] == 6
+    assert all(x["usage"] == {"input_tokens": 40, "output_tokens": 520, "reasoning_tokens": 500,
+                              "reasoning_tokens_source": "provider"} for x in lines)
+    assert all(x["thinking"] == [{"turn": 1, "form": None, "chars": 0, "reasoning_tokens": 500}] for x in lines)
