@@ -4,6 +4,11 @@ The naive path is what a direct implementation does: the source date to a Julian
 convertdate (LunarCalendar for the Chinese calendar), then convertdate/LunarCalendar from there to
 all six calendars. Answers are compared for every query before timing.
 
+Then every calendar beyond the paper's six (the registry's, so a new calendar appears without an edit
+here): search_calendar from that calendar (2025-07-01 in it, its era where it has one) with the
+calendar as a target, and from Gregorian into it; the paper's calendars are the yardstick. No naive
+path there: their answers are checked day by day in the tests, not here.
+
     python benchmarks/bench_core.py [--n 2000]
 """
 
@@ -19,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from convertdate import gregorian, hebrew, indian_civil, islamic, persian  # noqa: E402
 from lunarcalendar import Converter, Lunar, Solar  # noqa: E402
 
-from span_toolkit.span import search_calendar  # noqa: E402
+from span_toolkit.span import CalendarDate, search_calendar  # noqa: E402
+from span_toolkit.span.calendars import EXTRA_CALENDAR_NAMES  # noqa: E402
 
 warnings.simplefilter("ignore", DeprecationWarning)
 MODULES = {"gregorian": gregorian, "islamic": islamic, "hebrew": hebrew, "shaka": indian_civil,
@@ -79,6 +85,20 @@ def main() -> None:
         worst = max(worst, t_f)
         print(f"{cal:<14}{'festival':<10}{t_f * 1e6:>14.1f}{'':>16}{'':>10}")
     print(f"worst warm search_calendar: {worst * 1e6:.1f} µs/call (target ≤ 50 µs)")
+    print(f"\n{'calendar':<26}{'from it µs/call':>16}{'into it µs/call':>17}")
+    day = date(2025, 7, 1).toordinal()
+    worst_extra = 0.0
+    for cal in EXTRA_CALENDAR_NAMES:
+        d = CalendarDate.from_ordinal(cal, day)
+        kw = {"is_lunar_leap_month": d.is_leap_month, "targets": [cal]}
+        if d.era is not None:
+            kw["era"] = d.era
+        assert search_calendar(cal, d.year, d.month, d.day, **kw)["gregorian_date"] == "2025-7-1", cal
+        t_from = per_call(lambda: search_calendar(cal, d.year, d.month, d.day, **kw), args.n)
+        t_into = per_call(lambda: search_calendar("gregorian", 2025, 7, 1, targets=[cal]), args.n)
+        worst_extra = max(worst_extra, t_from, t_into)
+        print(f"{cal:<26}{t_from * 1e6:>16.1f}{t_into * 1e6:>17.1f}")
+    print(f"worst warm search_calendar beyond the paper: {worst_extra * 1e6:.1f} µs/call")
 
 
 if __name__ == "__main__":

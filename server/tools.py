@@ -63,7 +63,14 @@ CONVENTIONS = (
     "year of its New Year; korean_lunar is reckoned at Korean time (KASI), so a month can start a day later "
     "and a leap month can differ. Coptic and Ethiopian (Amete Mihret): months 1–12 of 30 days and month 13 "
     "of 5 days (6 when year % 4 == 3). Julian = Old Style, Gregorian month names. Shaka = Indian national "
-    "calendar; Persian = Solar Hijri (astronomical). Targets: search_calendar and date_arithmetic answer in "
+    "calendar; Persian = Solar Hijri (astronomical). "
+    "vietnamese_lunar = the Chinese rule at Vietnam's UTC+7 (a month can start a day earlier than the Chinese "
+    "one; Tết 1985 = 1985-01-21). japanese_era and roc: Gregorian months and days, the year counted in an "
+    "era given as `era` (Meiji, Taishō, Shōwa, Heisei, Reiwa; roc: Minguo (default), Before Minguo) and "
+    "returned beside year; without era a four-digit year is the Gregorian year. thai_buddhist: BE = CE + 543, "
+    "but January–March 1900–1940 are CE + 542 (the year began on 1 April; thai_buddhist_proleptic: CE + 543 "
+    "throughout). bahai: months 1 Bahá … 18 Mulk, 0 = Ayyám-i-Há, 19 ʻAlá. "
+    "Targets: search_calendar and date_arithmetic answer in "
     "the paper's six and the source calendar unless `targets` names others. "
     + RANGE_TEXT
 )

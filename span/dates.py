@@ -80,8 +80,11 @@ class CalendarDate:
         y, m, d, leap = cal.from_ordinal(ordinal)
         if cal.eras:
             era = cal.era_of(ordinal)
-            return cls(cal.name, era.from_calendar_year(y), m, d, leap, era.name)
-        return cls(cal.name, y, m, d, leap)
+            out = cls(cal.name, era.from_calendar_year(y), m, d, leap, era.name)
+        else:
+            out = cls(cal.name, y, m, d, leap)
+        object.__setattr__(out, "_ordinal", ordinal)
+        return out
 
     @classmethod
     def from_ordinal(cls, calendar: str, ordinal: int) -> "CalendarDate":
@@ -109,10 +112,15 @@ class CalendarDate:
     def ordinal(self) -> int:
         # Validates too: a CalendarDate built directly (not through create) may name a day that
         # does not exist, and must fail with a CalendarError, not an AttributeError.
-        cal = get_calendar(self.calendar)
-        if self.era is not None:
-            return cal.validate_era(self.era, self.year, self.month, self.day)[1]
-        return cal.validate(self.year, self.month, self.day, self.is_leap_month)
+        n = self.__dict__.get("_ordinal")  # frozen: computed (and validated) once
+        if n is None:
+            cal = get_calendar(self.calendar)
+            if self.era is not None:
+                n = cal.validate_era(self.era, self.year, self.month, self.day)[1]
+            else:
+                n = cal.validate(self.year, self.month, self.day, self.is_leap_month)
+            object.__setattr__(self, "_ordinal", n)
+        return n
 
     @property
     def linear_year(self) -> int:

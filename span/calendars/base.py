@@ -81,6 +81,7 @@ def lunisolar_layout(year: int, start: int, leap: int, lengths) -> YearLayout:
     return build_layout(year, start, months)
 
 
+@lru_cache(maxsize=1024)
 def era_key(text: str) -> str:
     """An era name as compared: case, accents/macrons, spaces and punctuation ignored ("Shōwa" ==
     "showa" == "SHOWA"); CJK names ("昭和", "民國") are kept as written."""
@@ -254,10 +255,12 @@ class Calendar:
             raise CalendarError(f"the {self.title} calendar has no eras; leave era out")
         if not isinstance(name, str) or len(name) > 40 or not era_key(name):
             raise CalendarError(f"era must be a name, got {name!r:.60}; {self.title} eras: {self.era_names()}")
-        key = era_key(name)
-        for era in self.eras:
-            if key in {era_key(a) for a in (era.name, *era.aliases)}:
-                return era
+        index = self.__dict__.get("_era_index")
+        if index is None:
+            index = self.__dict__["_era_index"] = {era_key(a): e for e in self.eras for a in (e.name, *e.aliases)}
+        era = index.get(era_key(name))
+        if era is not None:
+            return era
         raise CalendarError(f"unknown era {name!r:.60} for the {self.title} calendar; valid eras: {self.era_names()}")
 
     def era_of(self, ordinal: int) -> Era:

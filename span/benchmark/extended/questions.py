@@ -94,8 +94,11 @@ class Item:
         """Arguments for the MCP `search_calendar` tool that give this item's day."""
         if self.kind == "date":
             d = self.date
-            return {"calendar": self.calendar, "year": d.year, "month": d.month, "day": d.day,
-                    "is_lunar_leap_month": bool(d.is_leap_month)}
+            out = {"calendar": self.calendar, "year": d.year, "month": d.month, "day": d.day,
+                   "is_lunar_leap_month": bool(d.is_leap_month)}
+            if d.era is not None:  # an era calendar (japanese_era, roc): the year is counted in its era
+                out["era"] = d.era
+            return out
         return {"calendar": self.calendar, "year": self.year, "festival_name": self.festival}
 
     def code_arguments(self) -> list[tuple[str, str]]:
@@ -105,6 +108,8 @@ class Item:
             args = [("year", str(d.year)), ("month", str(d.month)), ("day", str(d.day))]
             if d.is_leap_month:
                 args.append(("is_lunar_leap_month", "True"))
+            if d.era is not None:
+                args.append(("era", f'"{d.era}"'))
             return args
         if '"' in self.festival or "\\" in self.festival:
             raise ValueError(f"festival name cannot be quoted in code: {self.festival!r}")

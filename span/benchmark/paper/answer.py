@@ -46,6 +46,8 @@ def reference_calls(q: ParsedQuestion) -> list[dict]:
         raise ValueError(f"date offset unit {q.unit!r} not understood")
     args = {"calendar": source, "year": ref.year, "month": ref.month, "day": ref.day,
             "is_lunar_leap_month": bool(ref.is_leap_month), q.unit: q.sign * int(q.offset)}
+    if ref.era is not None:  # an era calendar (japanese_era, roc): the year is counted in its era
+        args["era"] = ref.era
     return [{"name": "date_arithmetic", "arguments": _with_target(args, q)}]
 
 
@@ -127,6 +129,7 @@ def reference_program(q: ParsedQuestion) -> str:
             lines.append(f"day = datetime({ref.year}, {ref.month}, {ref.day}) {op} {shift}")
         else:
             leap = ", is_lunar_leap_month=True" if ref.is_leap_month else ""
+            leap += f', era="{ref.era}"' if ref.era is not None else ""
             lines.append(f'today = search_calendar(calendar="{cal}", year={ref.year}, month={ref.month}, '
                          f'day={ref.day}{leap})')
             lines.append(f'day = datetime.strptime(today["gregorian_date"], "%Y-%m-%d") {op} {shift}')

@@ -134,6 +134,8 @@ def date_code(t: QuestionTemplate, reference: CalendarDate, target: str, offset:
     args = [("year", str(reference.year)), ("month", str(reference.month)), ("day", str(reference.day))]
     if reference.is_leap_month:
         args.append(("is_lunar_leap_month", "True"))
+    if reference.era is not None:  # an era calendar (japanese_era, roc): the year is counted in its era
+        args.append(("era", f'"{reference.era}"'))
     out += search_call(reference.calendar, args) + "\n"
     out += 'gregorian_date_today = datetime.strptime(calendar.get("gregorian_date"), "%Y-%m-%d")\n'
     out += step + "\n"
