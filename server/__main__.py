@@ -8,6 +8,7 @@ import sys
 
 from span_toolkit.span.calendars import prose as _prose
 
+from . import tools as _tools
 from .version import server_version
 from .transport.limits import SPECS, LimitError, resolve_limits, resolve_stdio_line_limit
 
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         # the calendars counted and named from the registry (span.calendars.prose)
         description=f"SPAN MCP server: exact conversions, festivals and date arithmetic across "
                     f"{_prose.count_text()}: {_prose.paper_and_more()}. "
-                    "Tools: search_calendar, date_arithmetic, date_difference, list_calendars.",
+                    f"Tools: {', '.join(_tools.TOOLS)}.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transport", choices=("stdio", "streamable-http"), default="stdio",
                         help="how MCP clients connect (default: stdio)")

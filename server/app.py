@@ -30,7 +30,9 @@ INSTRUCTIONS = (
     "to convert a date or find a festival's date, date_arithmetic to add or subtract days/weeks/months/years "
     "in any calendar (both answer in the six and the source calendar, or in the calendars named in "
     "`targets`), date_difference to count days between two dates, and list_calendars for names, month "
-    "numbers and festivals. Do the calendar math with these tools instead of estimating. " + _tools.RANGE_TEXT
+    "numbers and festivals; today gives the current date in any calendar for a time zone (and, with a place, "
+    "the Hebrew and Islamic dates that roll at sunset). Do the calendar math with these tools instead of "
+    "estimating. " + _tools.RANGE_TEXT
 )
 
 # Argument names models commonly use (the paper's own code calls search_calendar(calendar=..., event=...)),
@@ -279,7 +281,7 @@ class SpanServer(MCPServer):
 
 
 def build_server(*, log_level: str = "INFO") -> SpanServer:
-    """The SPAN MCP server with its four tools and a /health route (used by the HTTP transport)."""
+    """The SPAN MCP server with its tools (server.tools.TOOLS) and a /health route (used by the HTTP transport)."""
     version = server_version()
     tools = []
     for name, fn in _tools.TOOLS.items():

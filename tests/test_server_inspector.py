@@ -57,7 +57,7 @@ def test_inspector_stdio_tools_list_strict(tmp_path):
     r = inspector(tmp_path, *_stdio("--method", "tools/list", "--strict"))
     assert r.returncode == 0, r.stderr
     tools = {t["name"]: t for t in json.loads(r.stdout)["tools"]}
-    assert set(tools) == {"search_calendar", "date_arithmetic", "date_difference", "list_calendars"}
+    assert set(tools) == {"search_calendar", "date_arithmetic", "date_difference", "list_calendars", "today"}
     for t in tools.values():
         assert t["annotations"]["readOnlyHint"] is True and t["annotations"]["openWorldHint"] is False
         assert t["outputSchema"]["type"] == "object" and t["title"]

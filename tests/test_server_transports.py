@@ -123,7 +123,7 @@ def test_bad_transport_rejected_by_argparse():
 
 async def _exercise(client: Client) -> None:
     tools = {t.name for t in (await client.list_tools()).tools}
-    assert tools == {"search_calendar", "date_arithmetic", "date_difference", "list_calendars"}
+    assert tools == {"search_calendar", "date_arithmetic", "date_difference", "list_calendars", "today"}
     r = await client.call_tool("search_calendar", {"calendar": "lunar", "year": 2025, "festival_name": "Spring Festival"})
     assert not r.is_error and r.structured_content["gregorian"]["numeric"] == "2025-1-29"
     r = await client.call_tool("date_arithmetic", {**D, "weeks": -2})
@@ -194,7 +194,8 @@ def test_stdio_stdout_carries_only_protocol():
     for line in rest.splitlines():
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert replies[1]["result"]["serverInfo"]["name"] == "span"
-    assert len(replies[2]["result"]["tools"]) == 4
+    from span_toolkit.server.tools import TOOLS
+    assert [t["name"] for t in replies[2]["result"]["tools"]] == list(TOOLS)
     assert replies[3]["result"]["isError"] is True and "unknown calendar" in replies[3]["result"]["content"][0]["text"]
     assert replies[4]["result"]["structuredContent"]["gregorian"]["numeric"] == "2025-7-1"
     assert "DEBUG" in err  # the logs went to stderr
