@@ -267,3 +267,38 @@ async def test_list_calendars_documents_them(server):
             assert f"\n{name} (" in text
         for word in ("Reiwa", "Minguo", "Ayyám-i-Há", "UTC+7", "1 April"):
             assert word in text
+
+
+# ---------------------------------------------------------------------------------------------
+# The benchmark: the new calendars as the non-Gregorian side (generator, reference code, judge)
+# ---------------------------------------------------------------------------------------------
+
+WRONG = {"japanese_era": "Heisei 31-4-30", "roc": "Minguo 108-4-29", "thai_buddhist": "2561-4-30",
+         "bahai": "2 Jamál 176", "vietnamese_lunar": "2019-3-25"}
+
+
+@pytest.mark.parametrize("calendar", ["japanese_era", "roc", "thai_buddhist", "bahai", "vietnamese_lunar"])
+def test_generated_questions_run_and_judge(calendar):
+    """Questions on 2019-05-01 (Reiwa 1-5-1: the era boundary is a day away): every instance's reference
+    code ran when it was generated; the judge reads every gold answer as correct, and a wrong date as wrong."""
+    from span_toolkit.span.benchmark import GenerationRequest, generate
+    from span_toolkit.span.benchmark.paper.judge import judge_answer
+    rows = list(generate([date(2019, 5, 1)], GenerationRequest(calendars=(calendar,))))
+    assert rows and {r["source_calendar"] for r in rows} | {r["target_calendar"] for r in rows} == {"gregorian", calendar}
+    assert all(judge_answer(r, r["answer"]).verdict == "CORRECT" for r in rows)
+    content = [r for r in rows if r["target_calendar"] == calendar and r["question_format"] == "content"]
+    assert content and all(judge_answer(r, WRONG[calendar]).verdict == "INCORRECT" for r in content
+                           if r["answer"] != WRONG[calendar])
+    if calendar == "japanese_era":
+        ago = next(r for r in content if r["reasoning_type"] == "date" and "1 days ago" in r["question"])
+        assert ago["answer"] == "Heisei 31-4-30"
+        assert judge_answer(ago, "平成31年4月30日").verdict == "CORRECT"
+        assert judge_answer(ago, "2019-4-30").verdict != "CORRECT"      # the Gregorian date is no era date
+        assert judge_answer(ago, "Reiwa 0-4-30").verdict == "INCORRECT"  # no such era date
+
+
+def test_paper_protocol_unchanged_by_the_new_calendars():
+    from span_toolkit.span.benchmark import GenerationRequest, generate
+    rows = list(generate([date(2025, 7, 1)], GenerationRequest()))
+    assert rows and all('era="' not in r["code"] and "era=" not in r["code"] for r in rows)
+    assert {r["target_calendar"] for r in rows} <= set(span.CALENDAR_NAMES)

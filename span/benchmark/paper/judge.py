@@ -94,7 +94,7 @@ Reading = tuple[int, int, int, bool]  # (year, month, day, is_leap_month)
 # ---------------------------------------------------------------------------------------------
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uff0d"), "-")
-_QUOTES = dict.fromkeys(map(ord, "\u2018\u2019\u02bc\u02bf\u02be`\u00b4"), "'")
+_QUOTES = dict.fromkeys(map(ord, "\u2018\u2019\u02bb\u02bc\u02bf\u02be`\u00b4"), "'")
 
 
 def _normalize(text: str) -> str:
@@ -279,11 +279,24 @@ def _cn_value(s: str, month: bool) -> int:
     return _CN_NUM[s]
 
 
+def _era_pattern(cal) -> re.Pattern:
+    """An era calendar's date: "Reiwa 7-6-30", "R7.6.30", "令和7年6月30日" (元 = 1), "Minguo 114-6-30". The
+    reply is accent-folded (_normalize), so the era names are too; a Gregorian "2025-6-30" is no era date."""
+    names = {_normalize(a) for e in cal.eras for a in (e.name, *e.aliases)}
+    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z])(?P<era>{alt})\s*(?P<y>\d{{1,3}}|元)(?!\d)\s*(?:年|[-/.,]|\s)\s*(?P<m>\d{{1,2}})"
+                      rf"\s*(?:月|[-/.])\s*(?P<d>\d{{1,2}})(?!\d)", re.I)
+
+
 @lru_cache(maxsize=None)
 def _patterns(calendar: str) -> dict[str, re.Pattern]:
     cal = get_calendar(calendar)
     out: dict[str, re.Pattern] = {}
     f = re.I
+    if cal.eras:  # japanese_era, roc: only a date that names its era is a date of the calendar
+        return {"era": _era_pattern(cal)}
+    # a calendar whose years have fewer than four digits in range (bahai: 56-257)
+    year_rx = _YEAR if cal.min_year >= 1000 else r"(?<!\d)(?P<y>\d{2,4})(?!\d|[.,]\d)"
     out["ymd"] = re.compile(
         r"(?<![\d/.])(?P<y>\d{4})\s*(?P<sep>[-/.])\s*(?P<lp1>leap\s*|intercalary\s*|l|闰)?(?P<m>\d{1,2})"
         r"(?P<lp2>l|\s*\((?:leap|闰)\))?\s*(?P=sep)\s*(?P<d>\d{1,2})(?!\d)", f)
@@ -312,13 +325,14 @@ def _patterns(calendar: str) -> dict[str, re.Pattern]:
             rf"(?P<lp2>\s*\((?:leap|intercalary)\))?\s*,?\s*day\s+(?P<d>\d{{1,2}})(?!\d)", f)
     table = _month_table(calendar)
     if table is not None:
-        mon = rf"(?<![A-Za-z])(?P<mon>{table.pattern})\.?(?![A-Za-z0-9]){_PAREN}"
+        # an ʿayn or hamza may open or close a transliterated name (Bahá'í "ʻAẓamat", "Asmáʼ")
+        mon = rf"(?<![A-Za-z])(?P<mon>'?(?:{table.pattern})'?)\.?(?![A-Za-z0-9]){_PAREN}"
         day = rf"(?:{_DAY}|{_DAYW})"
         pre = r"\s*[-/.]?\s*(?:day\s+)?(?:of\s+)?(?:the\s+month\s+of\s+)?"
-        out["dmy_named"] = re.compile(rf"{day}{pre}{mon}{_YSEP}{_YEAR}", f)
-        out["mdy_named"] = re.compile(rf"{mon}\s*[-/.]?\s*(?:the\s+)?{_DAY}{_YSEP}{_YEAR}", f)
+        out["dmy_named"] = re.compile(rf"{day}{pre}{mon}{_YSEP}{year_rx}", f)
+        out["mdy_named"] = re.compile(rf"{mon}\s*[-/.]?\s*(?:the\s+)?{_DAY}{_YSEP}{year_rx}", f)
         # "5785 Tammuz 4" / "2025-June-30": year first, then the month name, then the day.
-        out["ymd_named"] = re.compile(rf"{_YEAR}\s*[-/.,]?\s*{mon}\s*[-/.]?\s*{_DAY}(?![.,]\d)", f)
+        out["ymd_named"] = re.compile(rf"{year_rx}\s*[-/.,]?\s*{mon}\s*[-/.]?\s*{_DAY}(?![.,]\d)", f)
         out["dm_named"] = re.compile(rf"{day}{pre}{mon}", f)
         out["md_named"] = re.compile(rf"{mon}\s*[-/.]?\s*(?:the\s+)?{_DAY}", f)
     return out
@@ -390,7 +404,14 @@ def _find_candidates(text: str, calendar: str, hint: dict | None = None) -> list
     for kind, rx in pats.items():
         for m in rx.finditer(text):
             g = m.groupdict()
-            if kind in ("ymd", "compact"):
+            if kind == "era":  # readings in the calendar's continuous year; a date outside its era is none
+                try:
+                    n = cal.validate_era(g["era"], 1 if g["y"] == "元" else int(g["y"]), int(g["m"]), int(g["d"]))[1]
+                except CalendarError:
+                    add(m, [(0, int(g["m"]), int(g["d"]), False)])
+                    continue
+                add(m, [cal.from_ordinal(n)])
+            elif kind in ("ymd", "compact"):
                 y, mo, d = int(g["y"]), int(g["m"]), int(g["d"])
                 if not _in_range(cal.name, y):
                     continue
@@ -598,12 +619,12 @@ def _reference_sets(instance: dict | None, calendar: str) -> tuple[set, set]:
         d = CalendarDate.from_dict(ref)
     except (CalendarError, KeyError, TypeError, ValueError):
         return echoes, numbers
-    conv = d.to(calendar)
-    echoes.add((conv.year, conv.month, conv.day, conv.is_leap_month))
+    conv = d.to(calendar)  # (linear_year: an era calendar's readings count its continuous year)
+    echoes.add((conv.linear_year, conv.month, conv.day, conv.is_leap_month))
     if d.calendar == get_calendar(calendar).name:
-        echoes.add((d.year, d.month, d.day, d.is_leap_month))
+        echoes.add((d.linear_year, d.month, d.day, d.is_leap_month))
     else:
-        numbers.add((d.year, d.month, d.day, d.is_leap_month and get_calendar(calendar).has_leap_months))
+        numbers.add((d.linear_year, d.month, d.day, d.is_leap_month and get_calendar(calendar).has_leap_months))
     return echoes, numbers
 
 
@@ -802,7 +823,7 @@ def extract_yes_no(text: str | None) -> bool | None:
 
 def _gold_reading(gold: dict | CalendarDate) -> tuple[str, Reading]:
     d = gold if isinstance(gold, CalendarDate) else CalendarDate.from_dict(gold)
-    return d.calendar, (d.year, d.month, d.day, d.is_leap_month)
+    return d.calendar, (d.linear_year, d.month, d.day, d.is_leap_month)
 
 
 def judge_answer(instance: dict, answer: str | None) -> Verdict:
