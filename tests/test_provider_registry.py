@@ -84,7 +84,8 @@ def _sources():
 
 
 def test_no_module_outside_the_registry_branches_on_a_provider_kind():
-    offenders = [f"{p.relative_to(ROOT)}:{line}: {what}" for p, text in _sources() for line, what in kind_branches(text)]
+    offenders = [f"{p.relative_to(ROOT)}:{line}: {what}"
+                 for p, text in _sources() for line, what in kind_branches(text)]
     assert not offenders, "branch on the provider kind outside client/providers/registry.py:\n" + "\n".join(offenders)
 
 
