@@ -118,7 +118,7 @@ def anniversary(d: CalendarDate, year: int, kind: str = "birthday") -> tuple[Cal
         raise CalendarError(f"anniversary must be one of {', '.join(KINDS)}, got {kind!r:.40}")
     d.ordinal  # validates
     cal = get_calendar(d.calendar)
-    if year <= d.year:
+    if year <= d.linear_year:  # (an era calendar's year: its continuous year)
         raise CalendarError(f"an anniversary falls after the original date: give years of 1 or more")
     if not cal.min_year <= year <= cal.max_year:
         raise CalendarError(f"{cal.title} year {year} is outside the supported range; {cal.range_text()}")

@@ -102,8 +102,8 @@ def shift_date(d: CalendarDate, days=0, weeks=0, months=0, years=0, anniversary:
             raise CalendarError(f"anniversary {anniversary!r:.20} needs years of 1 or more (the anniversary that "
                                 f"many years on) and no months; got years={years}, months={months}")
         cal = get_calendar(d.calendar)
-        _year(cal, d.year + years, "year")
-        cur, rule = _anniversary(d, d.year + years, anniversary)
+        _year(cal, d.linear_year + years, "year")  # an era calendar counts its continuous year
+        cur, rule = _anniversary(d, d.linear_year + years, anniversary)
         years = 0
     if years:
         cur, c = _add_years(cur, years, notes)

@@ -74,6 +74,8 @@ def test_heisei_31_4_30_plus_one_day_is_reiwa_1_5_1_in_every_tool_form():
     assert shift_date(CalendarDate.create("japanese_era", 30, 5, 1, era="Heisei"), years=1).date.display() == "Reiwa 1-5-1"
     assert shift_date(CalendarDate.create("japanese_era", 31, 4, 1, era="Heisei"), months=1).date.display() == "Reiwa 1-5-1"
     assert span.date_difference(d, CalendarDate.create("japanese_era", 1, 5, 1, era="Reiwa")) == 1
+    birthday = shift_date(CalendarDate.create("japanese_era", 30, 5, 1, era="Heisei"), years=1, anniversary="birthday")
+    assert birthday.date.display() == "Reiwa 1-5-1"
 
 
 @pytest.mark.parametrize("era", ["Shōwa", "showa", "SHOWA", "Shouwa", "syowa", "昭和", "S", " Showa "])
