@@ -14,8 +14,11 @@ it, served again for the same request in any run folder.
   of one key both write the same answer.
 * **Private**: folders 0700, files 0600; a cache folder owned by another user is refused (its entries
   would be answers someone else chose).
-* **A damaged entry is a miss**: undecodable, of another format, too large, or holding another key —
-  the request is sent again and the entry rewritten.
+* **A damaged entry is a miss**: undecodable, of another format, too large, holding another key, or whose
+  ``sha256`` (of its key and its reply, as stored) does not match — an entry edited into other valid JSON
+  is caught. The request is sent again and the entry rewritten; damaged entries are counted
+  (``ResponseCache.corrupt``), the first one named in a warning and the count reported at the end of the
+  run. Entries written before the check (no ``sha256``) count as damaged once and are rewritten.
 
 Default folder: ``$XDG_CACHE_HOME/span-toolkit`` (an absolute XDG_CACHE_HOME only, as the XDG spec
 says), else ``~/.cache/span-toolkit``; ``--cache-dir`` to choose another.
@@ -41,6 +44,12 @@ from .providers.wrapper import WrappedProvider
 CACHE_FORMAT = 1
 SUBDIR = f"responses-v{CACHE_FORMAT}"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024  # a reply is a few KB; a larger file is not ours
+
+
+def entry_digest(key: str, reply: Any) -> str:
+    """The check an entry carries: sha256 of its key and its reply dict as canonical JSON."""
+    body = json.dumps([key, reply], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 class CacheError(Exception):
@@ -166,17 +175,31 @@ class ResponseCache:
             entry = json.loads(data)
             if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
                 raise ValueError("entry of another key or format")
+            if entry.get("sha256") != entry_digest(key, entry.get("reply")):
+                raise ValueError("its sha256 does not match its content")
             return reply_from_dict(entry.get("reply"))
-        except (OSError, ValueError, TypeError, RecursionError):
+        except (OSError, ValueError, TypeError, RecursionError) as e:
             self.corrupt += 1
+            if self.corrupt == 1:
+                print(f"span-client: warning: damaged response cache entry {p} ({e}); asked again and rewritten "
+                      f"(damaged entries are counted and reported at the end)", file=sys.stderr)
             return None
+
+    def report(self) -> str | None:
+        """One line on the damaged entries met, or None when there were none."""
+        if not self.corrupt:
+            return None
+        return (f"span-client: {self.corrupt} damaged response cache entr{'y' if self.corrupt == 1 else 'ies'} "
+                f"in {self.dir} {'was' if self.corrupt == 1 else 'were'} asked again and rewritten")
 
     def put(self, key: str, reply: ModelReply) -> bool:
         """Store atomically; False (and one warning on stderr per run) when the disk refuses."""
         p = self.path(key)
         tmp = None
         try:
-            data = json.dumps({"format": CACHE_FORMAT, "key": key, "reply": reply_to_dict(reply)},
+            stored = reply_to_dict(reply)
+            data = json.dumps({"format": CACHE_FORMAT, "key": key, "reply": stored,
+                               "sha256": entry_digest(key, stored)},
                               ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             if not p.parent.is_dir():
                 self._private_dir(p.parent)

@@ -32,6 +32,9 @@ def _file_lines(p: Path) -> Iterator[tuple[int, dict]]:
                     obj = json.loads(line)
                 except ValueError as e:
                     raise DatasetError(f"--instances {p}: line {n} is not JSON ({e})") from None
+                except RecursionError:
+                    raise DatasetError(f"--instances {p}: line {n} nests arrays or objects too deeply to read; "
+                                       f"a SPAN instance is a flat JSON object") from None
                 if not isinstance(obj, dict) or "id" not in obj or "question" not in obj:
                     raise DatasetError(f"--instances {p}: line {n} is not a SPAN instance "
                                        f"(needs at least 'id' and 'question')")

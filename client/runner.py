@@ -259,6 +259,9 @@ class EvalRun:
         if self.interrupted:
             info.interrupted = True
             summary["interrupted"] = True
+        if self.cache is not None and self.cache.corrupt:  # damaged cache entries: counted and reported (#33)
+            info.cache_damaged_entries = self.cache.corrupt
+            print(self.cache.report(), file=sys.stderr)
         folder.write_info(info)
         folder.write_summary(summary)
         if summary.get("reasoning") and not spec.quiet:  # a thinking model's tokens apart (#30)
@@ -341,7 +344,7 @@ class EvalRun:
         appender = self.folder.appender()
         try:
             self._tasks = [asyncio.create_task(self._worker(solver, todo, seen, progress, appender))
-                           for _ in range(max(1, self.spec.concurrency))]
+                           for _ in range(max(1, min(self.spec.concurrency, progress.total - progress.done)))]
             results = await asyncio.gather(*self._tasks, return_exceptions=True)
             for r in results:
                 if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):

@@ -85,6 +85,7 @@ class RunSpec:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
         if self.cache_dir is not None:
             object.__setattr__(self, "cache_dir", Path(self.cache_dir))
+            object.__setattr__(self, "cache", True)  # --cache-dir turns the cache on: run.json says so
         object.__setattr__(self, "dates", tuple(self.dates))
         if self.tools is not None and self.tools != "all":
             object.__setattr__(self, "tools", tuple(self.tools))

@@ -354,3 +354,32 @@ async def test_only_replies_worth_keeping_are_stored(tmp_path):
         assert (await p.generate(SYSTEM, _msgs(), None, 10)).text == '{"accuracy": 1}'  # now from the cache
         assert fake.count == 2 and p.hits == 1
         await p.aclose()
+
+
+# ------------------------------------------------------------------------------------------ issue 33
+def test_an_entry_edited_into_other_valid_json_is_caught(tmp_path, capsys):
+    """An entry whose reply was changed (still a valid entry of the right key) fails its sha256: a miss,
+    counted, named once on stderr, and rewritten by the next put; an entry without the check likewise."""
+    cache = ResponseCache(tmp_path)
+    cache.put(KEY, _reply("Final answer: 1"))
+    p = cache.path(KEY)
+    entry = json.loads(p.read_text())
+    entry["reply"]["text"] = "Final answer: 2"  # what an edit of the file would do
+    p.write_text(json.dumps(entry))
+    assert cache.get(KEY) is None and cache.corrupt == 1
+    assert "damaged response cache entry" in capsys.readouterr().err
+    del entry["sha256"]
+    p.write_text(json.dumps(entry))
+    assert cache.get(KEY) is None and cache.corrupt == 2
+    assert "2 damaged response cache entries" in cache.report()
+    cache.put(KEY, _reply("Final answer: 1"))
+    assert cache.get(KEY).text == "Final answer: 1" and cache.corrupt == 2
+
+
+def test_run_json_says_the_cache_is_on_when_cache_dir_turned_it_on(tmp_path):
+    from span_toolkit.client.spec import RunSpec
+
+    spec = RunSpec(model="baseline", out_dir=tmp_path / "r", mode="unaided", dates=("2025-07-01",),
+                   cache_dir=tmp_path / "c")
+    assert spec.cache is True and spec.recorded()["cache"] is True
+    assert RunSpec(model="baseline", out_dir=tmp_path / "r", mode="unaided", dates=("2025-07-01",)).cache is False

@@ -88,6 +88,24 @@ CASES = [
                                   "--out", "{tmp}/r", "--server-token", "x" * 20], None, "--server-url"),
     ("time agent and tools", ["eval", "--model", "baseline", "--with-tools", "--time-agent", "--date",
                               "2025-07-01", "--out", "{tmp}/r"], None, "not allowed with"),
+    # issue 33, finding 5
+    ("instance nested 100,000 deep", ["eval", "--model", "baseline", "--instances", "{tmp}/deep.jsonl", "--out",
+                                      "{tmp}/r"], lambda t: (t / "deep.jsonl").write_text("[" * 100_000 + "]" * 100_000 + "\n"),
+     "nests arrays or objects too deeply"),
+    ("base url [::1", ["eval", "--model", "openai-compatible/x", "--base-url", "http://[::1", "--date",
+                       "2025-07-01", "--out", "{tmp}/r"], None, "expected an http:// or https:// URL"),
+    ("judge base url [::1", ["eval", "--model", "baseline", "--judge-model", "openai-compatible/j",
+                             "--judge-base-url", "http://[::1", "--date", "2025-07-01", "--out", "{tmp}/r"], None,
+     "expected an http:// or https:// URL"),
+    ("base url bad port", ["eval", "--model", "openai-compatible/x", "--base-url", "http://h:99999/v1", "--date",
+                           "2025-07-01", "--out", "{tmp}/r"], None, "Port out of range"),
+    ("concurrency 3,000,000", ["eval", "--model", "baseline", "--date", "2025-07-01", "--sample", "5",
+                               "--concurrency", "3000000", "--out", "{tmp}/r"], None, "from 1 to 1024"),
+    ("epochs 10^9", ["eval", "--model", "baseline", "--date", "2025-07-01", "--epochs", "1000000000",
+                     "--out", "{tmp}/r"], None, "from 1 to 1000"),
+    ("tools --args nested 10,000 deep", ["tools", "call", "search_calendar", "--args",
+                                         '{"a":' * 10_000 + "1" + "}" * 10_000], None,
+     "nests arrays or objects too deeply"),
 ]
 
 

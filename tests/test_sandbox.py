@@ -434,7 +434,9 @@ async def test_too_long_code_is_not_run():
     (dict(returncode=None, sig=signal.SIGKILL, cpu=0.9), "cpu"),
     (dict(returncode=None, sig=signal.SIGKILL, cpu=0.1), "killed"),
     (dict(returncode=None, sig=signal.SIGKILL, killed_for="timeout"), "timeout"),
-    (dict(returncode=120, sig=None, stderr="sandbox set-up failed: x"), "sandbox_error"),
+    (dict(returncode=120, sig=None, stderr="sandbox set-up failed: x", setup_error="x"), "sandbox_error"),
+    # what a program prints and its exit status cannot make its failure the sandbox's (issue 33)
+    (dict(returncode=125, sig=None, stderr="sandbox set-up failed: x"), "error"),
 ])
 def test_classify(kw, reason):
     args = dict(returncode=None, sig=None, killed_for=None, cpu=None, stderr="", limits=Limits(cpu_seconds=1))
@@ -537,3 +539,21 @@ def test_bwrap_as_a_normal_user(tmp_path):
     assert out["who"] == "0 0000000000000000\n"  # uid 0 of its user namespace, without any capability
     assert out["fork_bomb"] == ["BlockingIOError: [Errno 11] Resource temporarily unavailable"]
     assert out["leaks"] == [] and out["connections"] == 0
+
+
+@pytest.mark.parametrize("kind", MODES)
+async def test_a_program_cannot_fake_a_sandbox_error(kind, monkeypatch):
+    """A program that prints the sandbox's set-up message and exits 125 (or writes to fd 3, where the
+    set-up channel was) is recorded as its own error; a real set-up failure is still sandbox_error."""
+    need(kind)
+    fake = ("import os, sys\nfor fd in range(3, 20):\n    try:\n        os.write(fd, b'Fnot me')\n"
+            "    except OSError:\n        pass\nsys.stderr.write('sandbox set-up failed: x\\n')\nos._exit(125)\n")
+    async with Sandbox(kind, limits=FAST) as sb:
+        r = await sb.run(fake)
+        assert r.exit_reason == "error" and r.returncode == 125, (r.exit_reason, r.stderr)
+        from span_toolkit.client.sandbox import zygote
+
+        real = zygote.request
+        monkeypatch.setattr(zygote, "request", lambda *a: {**real(*a), "workdir": "/no/such/folder"})
+        r = await sb.run("print('never')")
+        assert r.exit_reason == "sandbox_error" and "never" not in r.stdout, (r.exit_reason, r.stderr)

@@ -22,3 +22,26 @@ nonneg_int = _typed(int, lambda v: v >= 0, "an integer >= 0", "nonneg_int")
 any_int = _typed(int, lambda v: True, "an integer", "int")
 positive_float = _typed(float, lambda v: v > 0, "a positive number", "positive_float")
 nonneg_float = _typed(float, lambda v: v >= 0, "a number >= 0", "nonneg_float")
+
+
+MAX_CONCURRENCY = 1024  # instances in flight: past this, more workers only cost memory (each holds a request)
+MAX_EPOCHS = 1000       # attempts per instance (pass@k): k beyond this is no estimate anyone reports
+
+concurrency_int = _typed(int, lambda v: 1 <= v <= MAX_CONCURRENCY, f"an integer from 1 to {MAX_CONCURRENCY}",
+                         "concurrency_int")
+epochs_int = _typed(int, lambda v: 1 <= v <= MAX_EPOCHS, f"an integer from 1 to {MAX_EPOCHS}", "epochs_int")
+
+
+def base_url(text: str) -> str:
+    """An http(s) URL with a host (and, if given, a valid port): one line for anything else."""
+    from urllib.parse import urlsplit
+
+    expected = "an http:// or https:// URL such as http://localhost:8000/v1"
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r} ({e})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return text

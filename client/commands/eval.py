@@ -22,7 +22,7 @@ from ..sandbox import KINDS, SandboxError
 from ..providers.thinking import EFFORTS
 from ..spec import TOOL_CALL_MODES, RunSpec
 from . import common
-from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
+from .argtypes import base_url, concurrency_int, epochs_int, nonneg_float, nonneg_int, positive_float, positive_int
 
 
 EPILOG = ("exit status: 0 every instance answered and judged; 1 some instances failed (recorded as errors, not "
@@ -45,7 +45,7 @@ def configure(ev: argparse.ArgumentParser) -> None:
                          "--time-agent) and 'baseline' (unaided floor). Repeat it, or give a comma list, for several "
                          "models: they run one after another, each into its own run folder under --out "
                          "(--out/PROVIDER--MODEL), and one report of them all is written to --out/report")
-    ev.add_argument("--base-url", metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
+    ev.add_argument("--base-url", type=base_url, metavar="URL", help="API base URL (openai-compatible: e.g. http://localhost:8000/v1)")
     ev.add_argument("--api-key", metavar="KEY",
                     help="API key (default: ANTHROPIC_API_KEY / OPENAI_API_KEY; prefer those: a flag is visible to "
                          "every local process)")
@@ -92,7 +92,8 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--max-turns", type=positive_int, default=None, metavar="N",
                     help="max model requests per instance with --with-tools (default 8); with --time-agent, max "
                          "code runs per instance (default 2: one run and one retry after an execution error)")
-    ev.add_argument("--concurrency", type=positive_int, default=8, metavar="N", help="instances in flight (default 8)")
+    ev.add_argument("--concurrency", type=concurrency_int, default=8, metavar="N",
+                    help="instances in flight (default 8, at most 1024; never more than the instances to do)")
     ev.add_argument("--timeout", type=positive_float, default=120.0, metavar="SECONDS",
                     help="seconds per model request (default 120); a timed-out request is re-sent at most once")
     ev.add_argument("--max-retries", type=nonneg_int, default=6, metavar="N",
@@ -120,12 +121,12 @@ def configure(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--seed", type=int, default=0, metavar="S", help="seed for --sample (default 0)")
     ev.add_argument("--judge-model", metavar="PROVIDER/MODEL",
                     help="LLM judge PROVIDER/MODEL (paper Appendix E prompt); the rules judge always runs")
-    ev.add_argument("--judge-base-url", metavar="URL", help="base URL for the judge model")
+    ev.add_argument("--judge-base-url", type=base_url, metavar="URL", help="base URL for the judge model")
     ev.add_argument("--judge-api-key", metavar="KEY",
                     help="API key for the judge model (prefer the provider's environment variable)")
     ev.add_argument("--quiet", action="store_true", help="no progress output")
     big = ev.add_argument_group("at scale")
-    big.add_argument("--epochs", type=positive_int, default=1, metavar="K",
+    big.add_argument("--epochs", type=epochs_int, default=1, metavar="K",
                      help="ask every instance K times (give a --temperature above 0); results keep every attempt, and "
                           "the summary and report give the mean accuracy, pass@K and pass^K (default 1)")
     common.add_cache_arguments(big, "a request (same model, settings, messages, tools and attempt; the LLM "

@@ -47,6 +47,9 @@ def _arguments(args) -> dict:
             value = json.loads(args.args_json, parse_constant=_no_constant, parse_float=_finite)
         except ValueError as e:
             raise common.UsageError(f"--args is not valid JSON: {e}") from None
+        except RecursionError:
+            raise common.UsageError("--args nests arrays or objects too deeply; a tool's arguments are one flat "
+                                    "JSON object, e.g. '{\"calendar\": \"hebrew\", \"year\": 5785}'") from None
         if not isinstance(value, dict):
             raise common.UsageError("--args must be a JSON object, e.g. '{\"calendar\": \"hebrew\", \"year\": 5785}'")
         out.update(value)
@@ -56,7 +59,7 @@ def _arguments(args) -> dict:
             raise common.UsageError(f"expected key=value, got {pair!r}")
         try:
             out[key] = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
-        except ValueError:
+        except (ValueError, RecursionError):
             out[key] = raw  # NaN / Infinity too: sent as the text given (JSON has no such numbers)
     return out
 

@@ -355,7 +355,7 @@ def _confine(req: dict, libc, parent_pid: int | None) -> None:
         # Cleared by setuid, so set after it: die with the zygote (or the bwrap init) that forked us.
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if parent_pid is not None and os.getppid() != parent_pid:
-            os._exit(125)
+            raise OSError("the zygote died before the snippet started")
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no setuid binary can give privileges back
     # Soft = hard: SIGKILL at the limit. A strong mode's snippet is pid 1 of its namespace, and the kernel
     # does not deliver SIGXCPU (or any signal it has no handler for) to a namespace's init.
@@ -365,7 +365,7 @@ def _confine(req: dict, libc, parent_pid: int | None) -> None:
     _setrlimit(resource.RLIMIT_NPROC, int(lim["max_processes"]))
     _setrlimit(resource.RLIMIT_NOFILE, int(lim["max_open_files"]))
     _setrlimit(resource.RLIMIT_CORE, 0)
-    if libc is not None and _SECCOMP is not None:
+    if libc is not None and _SECCOMP is not None and req.get("seccomp", True):
         _SECCOMP.install(libc, os.uname().machine)  # keyrings, IPC, namespaces, mounts: refused (_seccomp.py)
     env = {"HOME": req["workdir"], "TMPDIR": req["workdir"], "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     os.environ.clear()
@@ -433,8 +433,15 @@ def _run_snippet(code: str, search_calendar) -> int:
     return status
 
 
+SETUP_FD = 3  # the set-up channel: "R" once confined (then closed, before any snippet code), or "F<why>"
+
+
 def _become_snippet(req: dict, search_calendar, libc, parent_pid: int | None) -> None:
-    """In the snippet's own process: confine it, run it, and exit (never returns)."""
+    """In the snippet's own process: confine it, run it, and exit (never returns).
+
+    Whether the sandbox's own set-up failed is told to the zygote on SETUP_FD, which is closed before the
+    snippet's first line runs: a snippet cannot write there, so it cannot pass its own failure off as the
+    sandbox's (its stderr and exit status are its own)."""
     status = 120
     try:
         _confine(req, libc, parent_pid)
@@ -443,13 +450,16 @@ def _become_snippet(req: dict, search_calendar, libc, parent_pid: int | None) ->
         sys.stderr.reconfigure(line_buffering=True)
         if req.get("audit_hook", True):
             _install_hook(req["workdir"], allowed)
-        status = _run_snippet(req["code"], search_calendar)
+        os.write(SETUP_FD, b"R")
+        os.close(SETUP_FD)
     except BaseException as e:  # noqa: BLE001 - a sandbox set-up failure, reported, never run unconfined
         try:
+            os.write(SETUP_FD, f"F{type(e).__name__}: {e}"[:2000].encode())
             os.write(2, f"sandbox set-up failed: {type(e).__name__}: {e}\n".encode())
         except OSError:
             pass
-    os._exit(status)
+        os._exit(status)
+    os._exit(_run_snippet(req["code"], search_calendar))
 
 
 # ------------------------------------------------------------------------------------------ zygote
@@ -462,6 +472,20 @@ def _recv_exact(sock, n: int) -> bytes:
             raise EOFError
         buf += chunk
     return buf
+
+
+def _read_all(fd: int) -> bytes:
+    out = b""
+    os.set_blocking(fd, False)
+    while len(out) < 4096:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
 
 
 def _reap() -> None:
@@ -568,6 +592,7 @@ def _zygote(cfg: dict) -> None:
                           + "\n").encode())
             continue
         me = os.getpid()
+        setup_r, setup_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
@@ -576,7 +601,8 @@ def _zygote(cfg: dict) -> None:
                 os.dup2(fds[1], 2)
                 null = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(null, 0)
-                os.closerange(3, 65536)  # the control socket and the kill pipe above all
+                os.dup2(setup_w, SETUP_FD)
+                os.closerange(SETUP_FD + 1, 65536)  # the control socket and the kill pipe above all
             except BaseException:  # noqa: BLE001
                 os._exit(121)
             _become_snippet(req, search_calendar, libc, None if own_pidns is not None else me)
@@ -585,12 +611,17 @@ def _zygote(cfg: dict) -> None:
             os._exit(1)  # the next fork would land in the dead namespace: the client starts a new zygote
         os.close(fds[0])
         os.close(fds[1])
+        os.close(setup_w)
         sock.sendall((json.dumps({"pid": pid}) + "\n").encode())
         status, ru = _wait(pid, fds[2])
         os.close(fds[2])
+        setup = _read_all(setup_r)  # the child is gone: nothing holds the write end any more
+        os.close(setup_r)
+        setup_error = None if setup.startswith(b"R") else \
+            (setup[1:].decode(errors="replace") or "the snippet's process ended before its set-up finished")
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         rc = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-        sock.sendall((json.dumps({"exit": pid, "returncode": rc, "signal": sig,
+        sock.sendall((json.dumps({"exit": pid, "returncode": rc, "signal": sig, "setup_error": setup_error,
                                   "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss}) + "\n").encode())
 
 

@@ -122,8 +122,9 @@ class Sandbox:
     """
 
     def __init__(self, kind: str = "auto", *, limits: Limits | None = None, concurrency: int = 1,
-                 audit_hook: bool = True) -> None:
-        """audit_hook=False leaves only the OS-enforced layers: for testing those, never for a real run."""
+                 audit_hook: bool = True, seccomp: bool = True) -> None:
+        """audit_hook=False leaves only the OS-enforced layers, seccomp=False every layer but the seccomp
+        filter: for testing those, never for a real run."""
         if kind not in KINDS:
             raise SandboxError(f"unknown sandbox kind {kind!r}; valid: {', '.join(KINDS)}")
         if not isinstance(concurrency, int) or isinstance(concurrency, bool) or not 1 <= concurrency <= 64:
@@ -135,6 +136,7 @@ class Sandbox:
         self.kind = kind if kind != "auto" else None  # the mode in force once started
         self.limits, self.concurrency = limits or DEFAULT_LIMITS, concurrency
         self.audit_hook = bool(audit_hook)
+        self.seccomp = bool(seccomp)
         self._uids = slot_uids(concurrency)
         self._root: str | None = None
         self._plan: RootPlan | None = None
@@ -221,10 +223,11 @@ class Sandbox:
     async def _new_zygote(self, slot: int) -> Zygote:
         uid = self._uids[slot] if self._uids else None
         z = Zygote(self.kind, self._plan, uid, os.path.join(self._root, SHARED_WD) if self._root else None)
+        z.seccomp = self.seccomp
         await z.start()
         try:
             probe = (f"STOP = {json.dumps(self._stop_dirs())!r}\nSTRONG = {self.kind in STRONG_KINDS}\n"
-                     f"NRS = {_nrs()!r}\n" + PROBE)
+                     f"NRS = {_nrs() if self.seccomp else {}!r}\n" + PROBE)  # unfiltered, they would succeed
             res = await z.run(probe, DEFAULT_LIMITS, self._workdir(), audit_hook=False)
             if not res.ok:
                 last = (res.stderr.strip().splitlines() or [res.exit_reason])[-1]
@@ -251,7 +254,7 @@ class Sandbox:
         lists: a keyring, System V or POSIX IPC, a memfd, a new user namespace."""
         problems = []
         allowed = [k for k, ok in seen.get("kernel", {}).items() if not ok]
-        if _seccomp.supported(os.uname().machine) and allowed:
+        if self.seccomp and _seccomp.supported(os.uname().machine) and allowed:
             problems.append(f"the kernel lets it use {', '.join(sorted(allowed))}")
         if self.kind not in STRONG_KINDS:
             if problems:

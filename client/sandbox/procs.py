@@ -139,10 +139,13 @@ class Output:
 
 
 def classify(*, returncode: int | None, sig: int | None, killed_for: str | None, cpu: float | None,
-             stderr: str, limits: Limits) -> str:
-    """The exit reason of a finished snippet (see limits.EXIT_REASONS)."""
+             stderr: str, limits: Limits, setup_error: str | None = None) -> str:
+    """The exit reason of a finished snippet (see limits.EXIT_REASONS). ``setup_error`` comes from the
+    zygote's set-up channel, which the snippet cannot write (never from its stderr or exit status)."""
     if killed_for:
         return killed_for
+    if setup_error is not None:
+        return "sandbox_error"
     if sig is not None:
         # RLIMIT_CPU kills with SIGKILL (soft = hard limit). rusage is sampled and reads up to ~15 % under
         # the limit here; a SIGKILL the sandbox did not send, after half the CPU budget, is that limit.
@@ -153,8 +156,6 @@ def classify(*, returncode: int | None, sig: int | None, killed_for: str | None,
         return "killed"
     if returncode == 0:
         return "ok"
-    if returncode in (120, 121, 122, 125) and "sandbox set-up failed" in stderr:
-        return "sandbox_error"
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
     if last.startswith("MemoryError"):
         return "memory"
@@ -162,7 +163,7 @@ def classify(*, returncode: int | None, sig: int | None, killed_for: str | None,
 
 
 def request(code: str, limits: Limits, workdir: str, uid: int | None, audit_hook: bool,
-            private_fs: bool) -> dict:
+            private_fs: bool, seccomp: bool = True) -> dict:
     """What the zygote gets for one snippet (the zygote adds its own mode)."""
     return {"code": code, "limits": limits.as_dict(), "workdir": workdir, "uid": uid, "gid": uid,
-            "audit_hook": audit_hook, "private_fs": private_fs}
+            "audit_hook": audit_hook, "private_fs": private_fs, "seccomp": seccomp}

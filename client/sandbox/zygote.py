@@ -40,6 +40,7 @@ class Zygote:
         self.errlog = None
         self._buf = b""
         self.private_fs = False
+        self.seccomp = True  # False only for tests of the other layers (Sandbox(seccomp=False))
 
     def argv(self, cfg: dict) -> list[str]:
         cmd = [sys.executable, *INTERP_FLAGS, CHILD_SCRIPT, "zygote", json.dumps(cfg)]
@@ -115,7 +116,7 @@ class Zygote:
         r_err, w_err = os.pipe()
         r_kill, w_kill = os.pipe()
         os.set_blocking(w_kill, False)
-        payload = json.dumps(request(code, limits, workdir, self.uid, audit_hook, self.private_fs)).encode()
+        payload = json.dumps(request(code, limits, workdir, self.uid, audit_hook, self.private_fs, self.seccomp)).encode()
         host_pid: int | None = None  # a pid the client may signal itself (unsafe-process only)
         started = False
         killed_for: list[str] = []
@@ -182,8 +183,11 @@ class Zygote:
             kill_group(host_pid)  # whatever it started and left in its session
         out, err = output.text()
         sig, rc = exit_info.get("signal"), exit_info.get("returncode")
+        setup_error = exit_info.get("setup_error")
         reason = classify(returncode=rc, sig=sig, killed_for=killed_for[0] if killed_for else None,
-                          cpu=exit_info.get("cpu"), stderr=err, limits=limits)
+                          cpu=exit_info.get("cpu"), stderr=err, limits=limits, setup_error=setup_error)
+        if reason == "sandbox_error" and "sandbox set-up failed" not in err:
+            err = (err + f"\nsandbox set-up failed: {setup_error}").strip()
         return ExecResult(out, err, reason, -sig if sig else rc, time.perf_counter() - t0, output.truncated,
                           exit_info.get("cpu"), self.kind)
 

@@ -151,13 +151,19 @@ def format_execution(result: ExecResult, limits: Limits = DEFAULT_LIMITS, max_ch
     parts = [head]
     out, err = result.stdout, result.stderr
     budget = max_chars // 2 if out and err else max_chars
-    parts.append("Printed output:\n```\n" + (_clip(out, budget, "head").rstrip("\n") if out else "(nothing)")
-                 + "\n```")
+    parts.append("Printed output:\n" + _fenced(_clip(out, budget, "head").rstrip("\n") if out else "(nothing)"))
     if err:
-        parts.append("Errors:\n```\n" + _clip(err, budget, "tail").rstrip("\n") + "\n```")
+        parts.append("Errors:\n" + _fenced(_clip(err, budget, "tail").rstrip("\n")))
     if result.truncated:
         parts.append("(The output was cut off at the limit.)")
     return "\n".join(parts)
+
+
+def _fenced(text: str) -> str:
+    """``text`` in a code fence longer than any run of backticks in it, so nothing a program prints can
+    close its block early (CommonMark: a fence closes only with at least as many backticks)."""
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", text)), default=0))
+    return f"{fence}\n{text}\n{fence}"
 
 
 def result_message(result: ExecResult | None, *, turns_left: int, limits: Limits = DEFAULT_LIMITS) -> str:
@@ -201,7 +207,7 @@ def no_code_message() -> str:
 
 # ------------------------------------------------------------------------------- reading a result back
 
-_PRINTED = re.compile(r"^Printed output:\n```\n(.*?)\n```$", re.M | re.S)
+_PRINTED = re.compile(r"^Printed output:\n(`{3,})\n(.*?)\n\1$", re.M | re.S)
 
 
 def stdout_from_message(message: str) -> str:
@@ -210,6 +216,6 @@ def stdout_from_message(message: str) -> str:
     Lets the scripted agent answer from the very message a model would see, so the offline path also
     proves the result formatting."""
     m = _PRINTED.search(message or "")
-    if not m or m.group(1) == "(nothing)":
+    if not m or m.group(2) == "(nothing)":
         return ""
-    return m.group(1) + "\n"
+    return m.group(2) + "\n"
