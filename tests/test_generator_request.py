@@ -19,6 +19,7 @@ from span_toolkit.span.benchmark import (FAMILIES, FAMILY_MODULES, GenerationReq
                                          generate, generate_instances, generate_sample, judge_answer,
                                          parse_question, protocol)
 from span_toolkit.span.benchmark import families as families_module
+from span_toolkit.span.benchmark import registry
 from span_toolkit.span.benchmark.jsonl import encode
 from tests.fakes.helpers import jsonl_sha256
 from tests.test_generator_extended import PAPER_2025_SHA256
@@ -203,9 +204,25 @@ class _Toy:
 
 
 def test_a_family_in_the_registry_is_generated_by_name(monkeypatch):
-    monkeypatch.setitem(families_module.FAMILIES, "toy", _Toy())
+    monkeypatch.setattr(registry, "FAMILY_MODULES", (*registry.FAMILY_MODULES, "toy"))   # its registry line
+    monkeypatch.setitem(families_module.FAMILIES, "toy", _Toy())                          # as families.py loads it
     request = GenerationRequest(families="paper,toy")
     got = list(generate([EVAL], request))
     assert len(got) == 1781 == count_instances([EVAL], request)
     assert got[-1]["answer"] == "Tuesday" and [encode(i) for i in got[:1780]] == \
         [encode(i) for i in generate_instances(EVAL)]
+
+
+def test_a_familys_own_options_travel_in_the_request(tmp_path, capsys):
+    from span_toolkit.client.commands.common import generation_request
+
+    parser = argparse.ArgumentParser()
+    cmd.configure(parser)
+    args = parser.parse_args(["--date", "2025-07-01", "--families", "paper,dateaug",
+                              "--family-option", "dateaug_ambiguous", "--family-option", "dateaug_limit=3"])
+    r = generation_request(args)
+    assert r.family_options == {"dateaug_ambiguous": True, "dateaug_limit": 3}
+    assert r.recorded()["family_options"] == {"dateaug_ambiguous": True, "dateaug_limit": 3} and not r.is_paper
+    assert run_cli("--date", "2025-07-01", "--family-option", "nosuch_thing", "--out", str(tmp_path / "x")) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "<family>_<option>" in err and "paper" in err

@@ -64,13 +64,18 @@ def add_generation_arguments(parser, *, note: str = "") -> None:
     parser.add_argument("--date-formats", action="store_true",
                         help=f"{note}also every instance with its reference date in the other written formats of its "
                              f"calendar (ISO, DD/MM/YYYY, MM/DD/YYYY, compact digits, month names ...)")
+    parser.add_argument("--family-option", action="append", metavar="NAME[=VALUE]", dest="family_options",
+                        help=f"{note}a task family's own option, named <family>_<option> (repeatable; a bare "
+                             f"NAME is true), e.g. dateaug_ambiguous; the family's page says which it has")
     parser.add_argument("--exclude-disputed", action="store_true",
                         help=f"{note}leave out the instances whose gold depends on a day the calendar's independent "
                              f"sources dispute (default: keep them, marked with 'disputed': the other reading and why)")
 
 
-GENERATION_FLAGS = ("--families", "--extended", "--calendars", "--islamic-convention", "--polar-negatives",
-                    "--date-formats", "--exclude-disputed")
+GENERATION_FLAGS = {"--families": "families", "--extended": "extended", "--calendars": "calendars",
+                    "--islamic-convention": "islamic_convention", "--polar-negatives": "polar_negatives",
+                    "--date-formats": "date_formats", "--exclude-disputed": "exclude_disputed",
+                    "--family-option": "family_options"}
 
 
 def generation_request(args, **fields):
@@ -84,15 +89,16 @@ def generation_request(args, **fields):
         **({"calendars": args.calendars} if getattr(args, "calendars", None) is not None else {}),
         polar_negatives=bool(getattr(args, "polar_negatives", False)),
         date_formats=bool(getattr(args, "date_formats", False)),
-        exclude_disputed=bool(getattr(args, "exclude_disputed", False)), **fields)
+        exclude_disputed=bool(getattr(args, "exclude_disputed", False)),
+        family_options=getattr(args, "family_options", None) or {}, **fields)
     return request.with_families(["extended"]) if getattr(args, "extended", False) else request
 
 
 def generation_flags_given(args) -> list[str]:
     """The generation flags given on this command line (they mean nothing with an --instances file)."""
     given = []
-    for flag in GENERATION_FLAGS:
-        value = getattr(args, flag.lstrip("-").replace("-", "_"), None)
+    for flag, dest in GENERATION_FLAGS.items():
+        value = getattr(args, dest, None)
         if value not in (None, False, "tabular"):
             given.append(flag)
     return given

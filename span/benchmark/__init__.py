@@ -1,7 +1,7 @@
 """The SPAN benchmark: the paper's evaluation protocol, instantiated for any Gregorian date.
 
     from datetime import date
-    from span_toolkit.span.benchmark import GenerationRequest, generate, parse_question
+    from <the core>.benchmark import GenerationRequest, generate, parse_question
     for inst in generate([date(2025, 7, 1)]):   # 1,780 dicts (instance JSONL schema): the paper's protocol
         ...
 
@@ -10,7 +10,7 @@
 
 Layout: one typed GenerationRequest (``request.py``) names everything generated; the task families
 (``paper/``, ``extended/``, …: questions, build and gold, parser, judge, offline answers) behind one
-interface (``family.py``), listed in one registry (``families.py``); shared ground in ``protocol.py``
+interface (``family.py``), listed in one registry (``registry.py``, loaded by ``families.py``); shared ground in ``protocol.py``
 (calendars, directions, festivals, conventions, the EvalDay of stage 1), ``evaldates.py``,
 ``execute.py``, ``snippets.py``, ``formats.py``; ``generate.py`` streams and samples (``sampling.py``);
 ``jsonl.py`` writes.

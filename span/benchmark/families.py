@@ -2,7 +2,7 @@
 an instance, judge an answer, stratify, read a question back).
 
 Adding a family: its package ``span/benchmark/<name>/`` (whose ``FAMILY`` implements family.TaskFamily)
-and one line in FAMILY_MODULES below; ``GenerationRequest(families=(..., "<name>"))`` and
+and one line in ``registry.FAMILY_MODULES``; ``GenerationRequest(families=(..., "<name>"))`` and
 ``span-client generate --families paper,<name>`` then generate it. The first family is the paper's, read
 for instances that carry no reasoning type.
 """
@@ -16,16 +16,12 @@ from typing import Any
 from ..search import search_calendar
 from .errors import QuestionParseError
 from .family import NOT_ATTEMPTED, TaskFamily, Verdict
-
-FAMILY_MODULES: tuple[str, ...] = (
-    "paper",      # the SPAN paper's 12 templates (Table 1): the default
-    "extended",   # beyond the paper: cross-calendar ordering and duration questions
-    "dateaug",    # DateAugBench (Date Fragments paper): format switching, date arithmetic over four periods
-)
+from .registry import FAMILY_MODULES
 
 FAMILIES: dict[str, TaskFamily] = {}
 for _module in FAMILY_MODULES:
     _family = import_module(f".{_module}", __package__).FAMILY
+    assert _family.name == _module, f"family {_family.name!r} registered as {_module!r}"
     FAMILIES[_family.name] = _family
 
 _BY_REASONING_TYPE = {rt: f for f in FAMILIES.values() for rt in f.reasoning_types}

@@ -6,8 +6,8 @@ free-text answer is judged, and how the offline agents answer it (the reference 
 tools, the reference-code agent with a program, the baseline floor). ``span.benchmark.families`` composes
 the families; nothing outside a family branches on its reasoning types.
 
-The families are listed in ``span.benchmark.families`` (FAMILY_MODULES); a GenerationRequest names the
-ones to generate.
+The families are listed in ``span.benchmark.registry`` (FAMILY_MODULES) and loaded by
+``span.benchmark.families``; a GenerationRequest names the ones to generate.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Planned(Protocol):
 
 class TaskFamily(Protocol):
     """A family: a package ``span/benchmark/<name>/`` whose ``FAMILY`` implements this, and one line in
-    ``families.FAMILY_MODULES``. Generation gets the evaluation date as an EvalDay (its dates in every
+    ``registry.FAMILY_MODULES``. Generation gets the evaluation date as an EvalDay (its dates in every
     calendar, each converted once for all families) and the whole GenerationRequest."""
 
     name: str

@@ -4,7 +4,7 @@ Built once where a request enters (``span-client generate``, ``span-client eval`
 task, a test or a Python caller) and handed whole to the generator (``generate.generate``) and to every
 task family (``family.TaskFamily.plan``/``build``):
 
-    from span_toolkit.span.benchmark import GenerationRequest, generate
+    from <the core>.benchmark import GenerationRequest, generate 
     request = GenerationRequest(families=("paper", "extended"), islamic_convention="umm_al_qura")
     for inst in generate([date(2025, 7, 1)], request):
         ...
@@ -17,21 +17,20 @@ one line says what is valid.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Iterable
 
 from ..calendars import ALL_CALENDAR_NAMES, get_calendar
 from ..errors import CalendarError
 from .errors import GeneratorError
 from .protocol import ISLAMIC_CALENDAR, NON_GREGORIAN, check_convention
+from . import registry
 
 PAPER_FAMILIES: tuple[str, ...] = ("paper",)
 
 
 def _family_names() -> tuple[str, ...]:
-    from .families import FAMILIES  # the registry imports the families, which import this module
-
-    return tuple(FAMILIES)
+    return registry.FAMILY_MODULES  # each family is named as its package (families.py checks)
 
 
 def check_families(names: Any) -> tuple[str, ...]:
@@ -52,6 +51,30 @@ def check_families(names: Any) -> tuple[str, ...]:
     if not given:
         raise GeneratorError(f"no task family given; valid families: {', '.join(valid)}")
     return tuple(n for n in valid if n in given)
+
+
+def check_family_options(options: Any) -> dict:
+    """{"<family>_<option>": value} (JSON values; "dateaug_ambiguous=true" strings from a command line are
+    read too) -> a plain dict in key order; a name that is no registered family's is an error."""
+    if isinstance(options, str):
+        options = [options]
+    if not isinstance(options, dict):
+        out = {}
+        for item in options or ():
+            name, sep, value = str(item).partition("=")
+            low = value.strip().lower()
+            out[name.strip()] = (True if not sep or low == "true" else False if low == "false"
+                                 else int(low) if low.lstrip("-").isdigit() else value.strip())
+        options = out
+    valid = _family_names()
+    for key, value in options.items():
+        if not isinstance(key, str) or not any(key.startswith(f"{f}_") and len(key) > len(f) + 1 for f in valid):
+            raise GeneratorError(f"family option {str(key)[:40]!r} is not named <family>_<option>; families: "
+                                 f"{', '.join(valid)}")
+        if not isinstance(value, (bool, int, float, str)) or value is None:
+            raise GeneratorError(f"family option {key}: a value must be true/false, a number or text, got "
+                                 f"{value!r:.40}")
+    return dict(sorted(options.items()))
 
 
 def _choosable() -> tuple[str, ...]:
@@ -93,7 +116,7 @@ def check_calendars(names: Any) -> tuple[str, ...]:
 class GenerationRequest:
     """Which instances to generate (every field at its default: the SPAN paper's protocol)."""
 
-    families: tuple[str, ...] = PAPER_FAMILIES  # task families by name (families.FAMILIES), in registry order
+    families: tuple[str, ...] = PAPER_FAMILIES  # task families by name (registry.FAMILY_MODULES), in its order
     islamic_convention: str = "tabular"         # tabular (the paper's) | umm_al_qura (the Islamic side on Saudi
                                                 # Arabia's civil calendar; families other than paper keep tabular)
     calendars: tuple[str, ...] = NON_GREGORIAN  # the paper family's non-Gregorian sides (Gregorian is the other)
@@ -102,6 +125,8 @@ class GenerationRequest:
     exclude_disputed: bool = False              # leave out instances whose gold depends on a disputed day
     seed: Any = 0                               # for polar negatives, the extended draws and the sample
     sample: int | None = None                   # a stratified sample of N instances instead of all
+    # a family's own options, named "<family>_<option>" (e.g. dateaug_ambiguous); read by that family only
+    family_options: dict = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "families", check_families(self.families))
@@ -110,6 +135,7 @@ class GenerationRequest:
         for name in ("polar_negatives", "date_formats", "exclude_disputed"):
             if not isinstance(getattr(self, name), bool):
                 raise GeneratorError(f"{name} must be true or false, got {getattr(self, name)!r:.40}")
+        object.__setattr__(self, "family_options", check_family_options(self.family_options))
         if self.sample is not None and (isinstance(self.sample, bool) or not isinstance(self.sample, int)
                                         or self.sample < 1):
             raise GeneratorError(f"sample must be a positive number of instances, got {self.sample!r:.40}")
@@ -144,8 +170,9 @@ class GenerationRequest:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value != f.default:
-                out[f.name] = list(value) if isinstance(value, tuple) else value
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
+            if value != default:
+                out[f.name] = list(value) if isinstance(value, tuple) else dict(value) if isinstance(value, dict) else value
         return out
 
 

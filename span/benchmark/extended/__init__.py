@@ -6,7 +6,7 @@ read top to bottom:
     judge.py       the rules judge for answers to these questions
     answer.py      how the offline agents answer them (tools, program, baseline)
 
-    from span_toolkit.span.benchmark import GenerationRequest, generate
+    from <the core>.benchmark import GenerationRequest, generate 
     request = GenerationRequest(families=("paper", "extended"))
     for inst in generate([date(2025, 7, 1)], request):   # 1,780 paper + 344 extended
         ...
