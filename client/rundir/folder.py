@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
+import shutil
 import stat
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
@@ -43,21 +46,55 @@ class LineRead:
     problem: str | None = None
 
 
-def private_open(path: Path, mode: str = "w", encoding: str | None = "utf-8") -> IO:
+def private_open(path: Path, mode: str = "w", encoding: str | None = "utf-8", buffering: int = -1) -> IO:
     """Open for writing a file only its owner may read (0600 when it is created): run folders and
     instance files hold the gold answers."""
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
     fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
-    return os.fdopen(fd, mode, encoding=None if "b" in mode else encoding)
+    return os.fdopen(fd, mode, buffering, encoding=None if "b" in mode else encoding)
+
+
+class DiskFullError(RunFolderError, OSError):
+    """A write refused for lack of space (also an OSError, for callers that catch those)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def disk_full(folder: Path, e: OSError, need: int) -> RunFolderError | None:
+    """The one-line error for a write refused for lack of space (None for any other OSError)."""
+    if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        free = 0
+    want = need + 4 * 2**20  # the write that failed, and room for run.json and the summary
+    return DiskFullError(f"no space left for the run folder {folder} ({e.strerror}; {_mb(free)} free): free at least "
+                          f"{_mb(want)} there and re-run the same command to resume (nothing half-written was kept)")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.1f} MB"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a failure (a full disk above all) leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with private_open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    data = text.encode("utf-8")
+    try:
+        with private_open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        with suppress(OSError):
+            os.unlink(tmp)
+        full = disk_full(path.parent, e, len(data)) if isinstance(e, OSError) else None
+        if full is not None:
+            raise full from None
+        raise
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
@@ -270,6 +307,17 @@ class RunFolder:
         """results.jsonl again without its problem lines (to results.corrupt); for a resume also without
         error lines (to errors.jsonl: those instances are asked again) and repeated ids."""
         tmp = self.results_path.with_name(f".{RESULTS}.tmp{os.getpid()}")
+        try:
+            self._rewrite_into(tmp, resume=resume)
+        except BaseException as e:
+            with suppress(OSError):
+                os.unlink(tmp)
+            full = disk_full(self.path, e, self.results_path.stat().st_size) if isinstance(e, OSError) else None
+            if full is not None:
+                raise full from None
+            raise
+
+    def _rewrite_into(self, tmp: Path, *, resume: bool) -> None:
         kept: set[tuple[str, int]] = set()
         with private_open(tmp, "wb") as dst:
             err_f: IO[bytes] | None = None
@@ -312,11 +360,23 @@ class ResultAppender:
     """Appends result lines, each flushed whole (a kill leaves at most one truncated last line)."""
 
     def __init__(self, path: Path):
-        self._f = private_open(path, "a")
+        self._path = path
+        self._f = private_open(path, "ab", buffering=0)
 
     def write(self, line: dict | ResultLine) -> None:
-        self._f.write(_dump_line(line) + "\n")
-        self._f.flush()
+        data = (_dump_line(line) + "\n").encode("utf-8")
+        start = os.lseek(self._f.fileno(), 0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._f.fileno(), view):]
+        except OSError as e:
+            with suppress(OSError):
+                os.ftruncate(self._f.fileno(), start)  # no half line left behind
+            full = disk_full(self._path.parent, e, len(data))
+            if full is not None:
+                raise full from None
+            raise
 
     def close(self) -> None:
         self._f.close()
