@@ -56,3 +56,20 @@ def test_a_full_disk_ends_eval_with_one_line_and_resume_works(tmp_path):
     json.loads((tmp_path / "last1").read_text())  # the last line is whole
     assert (tmp_path / "rc2").read_text().strip() == "0", (tmp_path / "err2").read_text()
     assert int((tmp_path / "n2").read_text()) == 1780
+
+
+def test_a_huge_model_reply_is_stored_cut_with_a_marker(tmp_path):
+    """A 20 MB reply (the issue's was 200 MB) becomes a results line of about 1 MB per long string, marked."""
+    from span_toolkit.client.rundir.folder import MAX_STORED_CHARS, RunFolder
+
+    folder = RunFolder(tmp_path / "run")
+    folder.create()
+    big = "x" * (20 * 2**20)
+    with folder.appender() as out:
+        out.write({"id": "a", "question": "q", "mode": "unaided", "model": "m", "stop_reason": "answered",
+                   "final_answer": big, "messages": [{"role": "assistant", "content": big}]})
+    text = (tmp_path / "run" / "results.jsonl").read_text()
+    assert len(text) < 3 * MAX_STORED_CHARS
+    line = json.loads(text)
+    assert line["final_answer"].endswith(f"[span-client: {len(big) - MAX_STORED_CHARS:,} more characters not stored]")
+    assert line["messages"][0]["content"].startswith("x" * 1000)

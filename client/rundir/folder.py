@@ -114,9 +114,40 @@ def _attempt(obj: dict) -> tuple[str, int]:
     return str(obj["id"]), attempt_of(obj)
 
 
+MAX_STORED_CHARS = 1_000_000  # one string of a result line (a model reply, a program's output): 1 M characters
+
+
+def cap_strings(obj: Any, limit: int = MAX_STORED_CHARS) -> Any:
+    """``obj`` with every string longer than ``limit`` cut there and marked (a model reply of 200 MB would
+    otherwise be a 210 MB results line). The line was judged on the whole reply before it is stored."""
+    if isinstance(obj, str):
+        if len(obj) <= limit:
+            return obj
+        return obj[:limit] + f"…[span-client: {len(obj) - limit:,} more characters not stored]"
+    if isinstance(obj, dict):
+        return {k: cap_strings(v, limit) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [cap_strings(v, limit) for v in obj]
+    return obj
+
+
+def _too_long(obj: Any, limit: int = MAX_STORED_CHARS, depth: int = 0) -> bool:
+    if isinstance(obj, str):
+        return len(obj) > limit
+    if depth > 50:
+        return False
+    if isinstance(obj, dict):
+        return any(_too_long(v, limit, depth + 1) for v in obj.values())
+    if isinstance(obj, list):
+        return any(_too_long(v, limit, depth + 1) for v in obj)
+    return False
+
+
 def _dump_line(line: dict | ResultLine) -> str:
     if isinstance(line, ResultLine):
-        return line.to_json()
+        line = line.to_dict()
+    if _too_long(line):
+        line = cap_strings(line)
     return json.dumps(line, ensure_ascii=False, default=str)
 
 
