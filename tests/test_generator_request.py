@@ -226,3 +226,15 @@ def test_a_familys_own_options_travel_in_the_request(tmp_path, capsys):
     assert run_cli("--date", "2025-07-01", "--family-option", "nosuch_thing", "--out", str(tmp_path / "x")) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "<family>_<option>" in err and "paper" in err
+
+
+def test_a_shorter_strata_key_is_padded_and_a_longer_one_refused(monkeypatch):
+    from span_toolkit.span.benchmark.families import STRATA_LEVELS, strata_key
+
+    assert strata_key(("a", "b")) == ("a", "b") + ("",) * (STRATA_LEVELS - 2)
+    with pytest.raises(ValueError, match="toy: a strata key has at most"):
+        strata_key(tuple("abcdefghij"), "toy")
+    monkeypatch.setattr(registry, "FAMILY_MODULES", (*registry.FAMILY_MODULES, "toy"))
+    monkeypatch.setitem(families_module.FAMILIES, "toy", _Toy())        # its keys have two levels
+    got = list(generate_sample([EVAL, date(2024, 7, 1)], 30, GenerationRequest(families="paper,toy", seed=1)))
+    assert len(got) == 30 and any(i["reasoning_type"] == "weekday" for i in got)

@@ -66,5 +66,20 @@ def judge_answer(instance: dict, answer: str | None) -> Verdict:
     return family_of(instance).judge(instance, str(answer))
 
 
+# A sampling key has this many levels, most important first (the paper's: direction, reasoning type,
+# question format, polar answer, date format, evaluation date, template); a family's shorter key is padded.
+STRATA_LEVELS = 7
+
+
+def strata_key(key: tuple, family: str = "") -> tuple:
+    """A family's strata tuple as the sampler takes it: STRATA_LEVELS levels (a shorter one padded)."""
+    key = tuple(key)
+    if len(key) > STRATA_LEVELS:
+        raise ValueError(f"task family {family or '?'}: a strata key has at most {STRATA_LEVELS} levels, got "
+                         f"{len(key)}: {key!r:.120}")
+    return key + ("",) * (STRATA_LEVELS - len(key))
+
+
 def instance_strata(instance: dict) -> tuple:
-    return family_of(instance).strata(instance)
+    fam = family_of(instance)
+    return strata_key(fam.strata(instance), fam.name)

@@ -39,7 +39,8 @@ Options = GenerationRequest
 
 
 class Planned(Protocol):
-    """One instance before it is built: enough to stratify a sample on."""
+    """One instance before it is built: enough to stratify a sample on (a tuple of at most
+    families.STRATA_LEVELS levels, most important first; the same as ``strata(instance)`` once built)."""
 
     @property
     def strata(self) -> tuple: ...

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from .evaldates import check_request_date
 from .execute import CachedSearch
-from .families import FAMILIES, instance_strata
+from .families import FAMILIES, instance_strata, strata_key
 from .family import TaskFamily
 from .protocol import EvalDay
 from .request import GenerationRequest
@@ -111,7 +111,7 @@ def generate_sample(dates: Iterable[date], n: int, request: GenerationRequest | 
     for day in days:
         for fam in _families(request):
             for planned in fam.plan(day, request):
-                chooser.count(planned.strata)
+                chooser.count(strata_key(planned.strata, fam.name))
     chooser.draw()
     return _chosen(days, request, chooser)
 
@@ -120,7 +120,7 @@ def _chosen(days: list[EvalDay], request: GenerationRequest, chooser: Stratified
     for day in days:
         search = None
         for fam in _families(request):
-            picked = [p for p in fam.plan(day, request) if chooser.select(p.strata)]
+            picked = [p for p in fam.plan(day, request) if chooser.select(strata_key(p.strata, fam.name))]
             if picked:
                 search = search or CachedSearch()
                 yield from _kept(fam.build(day, request, picked, search), request)
