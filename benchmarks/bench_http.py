@@ -18,6 +18,7 @@ socket, no log cap, no body limit; rebuilt in BASELINE below) for before/after f
     python benchmarks/bench_http.py               # current server
     python benchmarks/bench_http.py --baseline    # current, then the pre-hardening runner
     python benchmarks/bench_http.py --only sessions [--baseline] [--sessions 3000]
+    python benchmarks/bench_http.py --only bodies  # 6. idle sessions after one 800 KB body each (issue 33)
 """
 
 from __future__ import annotations
@@ -172,6 +173,26 @@ def abandoned_sessions(launcher, count: int, flags: tuple[str, ...] = ()) -> str
             f"(+{after - base:.1f} MB); a new client {'works' if works else 'FAILS'}; stderr +{logged / 1024:.0f} KB")
 
 
+def session_bodies(launcher, count: int) -> str:
+    """Issue 33: `count` sessions that each send one ~800 KB body (50,000 keys) and go idle."""
+    from test_server_sessions import _big
+
+    with span_server(token=None, launcher=launcher) as srv:
+        warm = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        srv.post(warm, _big("notification"), srv.session(warm))  # the allocator's first growth, not a session's
+        warm.close()
+        time.sleep(0.5)
+        base = srv.rss_mb()
+        for i in range(count):
+            conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+            srv.post(conn, _big(("notification", "call", "ping")[i % 3]), srv.session(conn))
+            conn.close()
+        time.sleep(1.5)
+        after = srv.rss_mb()
+    return (f"idle sessions after an 800 KB body each: {count}: RSS {base:.0f} -> {after:.0f} MB "
+            f"(+{(after - base) / count:.2f} MB a session)")
+
+
 def run(name: str, launcher, args) -> None:
     print(f"== {name}", flush=True)
     print("  " + keep_alive(launcher, args.calls), flush=True)
@@ -179,6 +200,7 @@ def run(name: str, launcher, args) -> None:
     print("  " + bodies(launcher, chunked=True), flush=True)
     print("  " + shutdown(launcher), flush=True)
     print("  " + abandoned_sessions(launcher, args.sessions), flush=True)
+    print("  " + session_bodies(launcher, 15), flush=True)
     if launcher == CURRENT:
         print("  " + abandoned_sessions(launcher, args.sessions, SDK_DEFAULTS), flush=True)
     print("  " + slow_heads(launcher, args.connections), flush=True)
@@ -190,8 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=200, help="sequential keep-alive calls (default 200)")
     ap.add_argument("--connections", type=int, default=1100, help="trickling connections (default 1100)")
     ap.add_argument("--sessions", type=int, default=3000, help="abandoned sessions (default 3000)")
-    ap.add_argument("--only", choices=("sessions",), help="run only this measurement")
+    ap.add_argument("--only", choices=("sessions", "bodies"), help="run only this measurement")
     args = ap.parse_args(argv)
+    if args.only == "bodies":
+        print("  " + session_bodies(CURRENT, 15), flush=True)
+        print("  " + session_bodies(CURRENT, 60), flush=True)
+        return 0
     if args.only == "sessions":
         print("  " + abandoned_sessions(CURRENT, args.sessions), flush=True)
         print("  " + abandoned_sessions(CURRENT, args.sessions, SDK_DEFAULTS), flush=True)

@@ -147,9 +147,9 @@ async def compare(rev: str, n: int) -> None:
             async with old.Sandbox(kind) as a, Sandbox(kind) as b:
                 for label, code in (("empty snippet", "pass"), ("Appendix F example 1", EXAMPLE_1)):
                     xa, xb = [], []
-                    for _ in range(max(1, n // 20)):
-                        xa += await runs(a, code, 20)
-                        xb += await runs(b, code, 20)
+                    for i in range(max(1, n // 20)):  # each goes first in every other round
+                        for sb, xs in ((a, xa), (b, xb)) if i % 2 == 0 else ((b, xb), (a, xa)):
+                            xs += await runs(sb, code, 20)
                     row(f"{kind}: {label}, at {rev[:10]}", xa)
                     row(f"{kind}: {label}, this tree", xb)
                     print(f"    p50 ratio this tree / {rev[:10]}: {pct(xb, .5) / pct(xa, .5):.3f}")

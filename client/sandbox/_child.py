@@ -554,6 +554,8 @@ def _zygote(cfg: dict) -> None:
     in_userns = False
     try:
         _SECCOMP = _load_seccomp()
+        if _SECCOMP.supported(os.uname().machine):
+            _SECCOMP._built(os.uname().machine)  # once, before any fork
         if mode == "namespaces" and os.geteuid() != 0:
             _enter_user_namespace(libc, sock.fileno())
             in_userns = True

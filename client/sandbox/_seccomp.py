@@ -107,20 +107,31 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
     return ins
 
 
+_BUILT: dict = {}  # machine -> (buffer, sock_fprog): built once in the zygote, reused by every snippet
+
+
+def _built(machine: str):
+    import ctypes
+
+    if machine not in _BUILT:
+        ins = program(machine)
+        raw = b"".join(struct.pack("=HBBI", *i) for i in ins)
+        buf = ctypes.create_string_buffer(raw, len(raw))
+
+        class _Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+        _BUILT[machine] = (buf, _Prog(len(ins), ctypes.cast(buf, ctypes.c_void_p)))
+    return _BUILT[machine][1]
+
+
 def install(libc, machine: str) -> bool:
     """Install the filter on this process (no_new_privs must be set). False: no table for this machine."""
     import ctypes
 
     if machine not in TABLES:
         return False
-    ins = program(machine)
-    raw = b"".join(struct.pack("=HBBI", *i) for i in ins)
-    buf = ctypes.create_string_buffer(raw, len(raw))
-
-    class _Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    prog = _Prog(len(ins), ctypes.cast(buf, ctypes.c_void_p))
+    prog = _built(machine)
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         err = ctypes.get_errno()
         import os
