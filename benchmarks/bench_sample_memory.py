@@ -28,7 +28,7 @@ def measure(dates: str, sample: int, extra: list[str]) -> tuple[float, float, in
     """(seconds, peak RSS in MB, lines written) of one generate run in a fresh process."""
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "s.jsonl"
-        cmd = [sys.executable, "-c", "import resource, sys; from client.cli import main; rc = main(sys.argv[1:]); "
+        cmd = [sys.executable, "-c", "import resource, sys; from span_toolkit.client.cli import main; rc = main(sys.argv[1:]); "
                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(rc)",
                "generate", "--dates", dates, "--sample", str(sample), "--out", str(out), *extra]
         t0 = time.perf_counter()

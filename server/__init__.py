@@ -1,6 +1,6 @@
 """The SPAN MCP server: exact cross-calendar date tools over stdio and streamable HTTP.
 
-`from server.app import build_server` gives the MCPServer; `span-server` / `python -m server` runs it.
+`from span_toolkit.server.app import build_server` gives the MCPServer; `span-server` / `python -m span_toolkit.server` runs it.
 Names are loaded lazily so that `span-server --help` and startup errors do not pay for importing the SDK.
 """
 

@@ -1,4 +1,4 @@
-"""`span-server` / `python -m server`: run the SPAN MCP server over stdio or streamable HTTP."""
+"""`span-server` / `python -m span_toolkit.server`: run the SPAN MCP server over stdio or streamable HTTP."""
 
 from __future__ import annotations
 

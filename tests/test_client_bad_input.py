@@ -144,11 +144,11 @@ def test_no_command_lists_the_commands():
 
 def test_piping_into_head_is_not_an_error():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    cmd = f"{sys.executable} -m client.cli generate --date 2025-07-01 --out - | head -c 100 >/dev/null"
+    cmd = f"{sys.executable} -m span_toolkit.client.cli generate --date 2025-07-01 --out - | head -c 100 >/dev/null"
     r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=60)
     assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr, r.stderr
-    r = subprocess.run(["bash", "-c", f"{sys.executable} -m client.cli eval --help | head -1"], cwd=ROOT, env=env,
+    r = subprocess.run(["bash", "-c", f"{sys.executable} -m span_toolkit.client.cli eval --help | head -1"], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.stdout.startswith("usage:") and "Traceback" not in r.stderr
 

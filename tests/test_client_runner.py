@@ -214,7 +214,7 @@ def test_run_killed_midway_resumes_without_loss_or_duplicates(tmp_path, sig):
     f = write_jsonl(tmp_path / "i.jsonl", items)
     out = tmp_path / "run"
     with FakeAnthropic(oracle_for(items), latency=0.05) as fake:
-        cmd = [sys.executable, "-c", "import sys; from client.cli import main; sys.exit(main())",
+        cmd = [sys.executable, "-c", "import sys; from span_toolkit.client.cli import main; sys.exit(main())",
                *eval_args(fake, out, f, "anthropic/claude-test", "--concurrency", "2")]
         env = dict(os.environ, ANTHROPIC_API_KEY="k", PYTHONPATH=str(ROOT))
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

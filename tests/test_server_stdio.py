@@ -1,4 +1,4 @@
-"""stdio under garbage (issue 21): `python -m server` as a real subprocess on pipes.
+"""stdio under garbage (issue 21): `python -m span_toolkit.server` as a real subprocess on pipes.
 
 A line that is not JSON gets -32700 with "id": null, JSON that is not a message object gets -32600,
 each answered at once (the client does not have to close stdin to hear it), and the server goes on
@@ -197,7 +197,7 @@ def test_the_line_limit_is_max_body_bytes():
 @pytest.mark.parametrize("closed", ["stdin", "stdout"])
 def test_a_closed_stdin_or_stdout_is_one_line_not_a_traceback(closed):
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    shell = f"exec {sys.executable} -m server " + ("<&-" if closed == "stdin" else ">&-")
+    shell = f"exec {sys.executable} -m span_toolkit.server " + ("<&-" if closed == "stdin" else ">&-")
     r = subprocess.run(["sh", "-c", shell], cwd=ROOT, env=env, capture_output=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.decode().strip().splitlines() == [

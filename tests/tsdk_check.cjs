@@ -1,6 +1,6 @@
 // The SPAN server through the TypeScript MCP SDK (a client nobody here wrote), over stdio.
 //
-//   node tests/tsdk_check.cjs PREFIX -- python -m server
+//   node tests/tsdk_check.cjs PREFIX -- python -m span_toolkit.server
 //
 // PREFIX is a directory where `npm install @modelcontextprotocol/sdk` was run (the package is loaded from
 // PREFIX/node_modules). Prints one JSON object: for each tool call whether the SDK's own Client accepted
