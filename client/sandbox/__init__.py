@@ -5,7 +5,7 @@
         r = await sb.run('print(search_calendar("gregorian", 2025, 7, 1)["hebrew_date"])')
         r.stdout, r.exit_reason          # '5785-4-5\\n', 'ok'
 
-Modes, what each enforces and what is only discouraged: README "The Time Agent and its sandbox".
+Modes, what each enforces and what is only discouraged: docs/sandbox.md.
 """
 
 from .bwrap import bwrap_status

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-# How snippets are confined (README "The Time Agent and its sandbox"). "auto" is the first strong mode
+# How snippets are confined (docs/sandbox.md). "auto" is the first strong mode
 # that works here; the strong modes hide the host's files, processes and sockets; "unsafe-process" does
 # not, and is never chosen unless asked for by name.
 KINDS = ("auto", "bwrap", "namespaces", "unsafe-process")
