@@ -104,9 +104,8 @@ def _run_all(args, out: Path, inst_path: Path, token: str | None, request: Any) 
         rc, summaries[model] = execute(spec)
         if rc:
             return rc
-    # offline: the scripted agents are not LLMs, so tiktoken counts (which download a file) add nothing here
-    rc = write_report([out / name for _, _, name in runs], out / "report", with_figures=not args.no_figures,
-                      with_tiktoken=False)
+    # the paper's output-token figure (o200k_base), offline: the encoding file ships in a package
+    rc = write_report([out / name for _, _, name in runs], out / "report", with_figures=not args.no_figures)
     fmt = lambda s: f"{100 * s['accuracy']:.2f}%" if s.get("accuracy") is not None else "n/a"  # noqa: E731
     line = (f"\nSPAN {args.date}: baseline (unaided, not an LLM) {fmt(summaries['baseline'])}  ->  reference agent "
             f"with the MCP tools (not an LLM) {fmt(summaries['reference'])}")
