@@ -11,6 +11,7 @@ Day numbers are proleptic Gregorian ordinals (`datetime.date.toordinal()`, 0001-
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -85,7 +86,6 @@ def lunisolar_layout(year: int, start: int, leap: int, lengths) -> YearLayout:
 def era_key(text: str) -> str:
     """An era name as compared: case, accents/macrons, spaces and punctuation ignored ("Shōwa" ==
     "showa" == "SHOWA"); CJK names ("昭和", "民國") are kept as written."""
-    import unicodedata
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     return "".join(ch for ch in text if ch.isalnum())
