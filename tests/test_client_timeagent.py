@@ -58,7 +58,10 @@ def test_a_model_that_writes_correct_code_scores_100_on_200(tmp_path):
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["n"] == 200 and summary["accuracy"] == 1.0 and summary["mode"] == "time_agent"
     assert summary["code_runs"] == {"instances_with_code": 200, "instances_with_failed_code": 0,
-                                    "answers_without_code": 0, "code_reminders": 0}
+                                    "answers_without_code": 0, "code_reminders": 0, "stopped_at_limit": 0,
+                                    "program_repeats_caught": 0, "instances_with_program_repeats": 0,
+                                    "final_requests_without_code": 0, "final_request_answers": 0,
+                                    "prompt_echoes": 0}
     line = _lines(tmp_path / "run")[0]
     [run] = line["code_runs"]
     assert run["exit_reason"] == "ok" and "search_calendar" in run["code"] and run["stdout"] and run["seconds"] > 0
