@@ -15,6 +15,7 @@ calendar's festival.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable
 from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
@@ -222,7 +223,9 @@ FESTIVALS = FESTIVALS + tuple(_umm_al_qura(f) for f in FESTIVALS if f.calendar =
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    # accents folded ("Tết Nguyên Đán" == "Tet Nguyen Dan", "Naw-Rúz" == "Naw-Ruz"), in any Unicode form
+    name = unicodedata.normalize("NFKD", name.replace("đ", "d").replace("Đ", "D"))
+    return re.sub(r"[^a-z0-9]", "", "".join(ch for ch in name if not unicodedata.combining(ch)).lower())
 
 
 def _index() -> dict[str, list[Festival]]:

@@ -197,6 +197,14 @@ def test_festivals(name, calendar, year, gregorian):
     assert festivals.date_in_year(f, year).to_date() == gregorian
 
 
+def test_festival_names_in_any_unicode_form_and_without_accents():
+    import unicodedata
+    for text in ("Tết Nguyên Đán", unicodedata.normalize("NFD", "Tết Nguyên Đán"), "tet nguyen dan", "TET"):
+        assert festivals.find(text).name == "Tết Nguyên Đán"
+    assert festivals.find("gio to hung vuong").name == "Giỗ Tổ Hùng Vương"
+    assert festivals.find("Naw-Rúz").name == festivals.find("naw ruz").name == "Naw-Rúz"
+
+
 def test_bare_names_keep_their_meaning():
     assert festivals.find("Lunar New Year").calendar == "chinese_lunar"
     assert festivals.find("Mid-Autumn Festival").calendar == "chinese_lunar"
