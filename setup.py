@@ -12,7 +12,9 @@ from setuptools.command.build_py import build_py
 PARTS = ("span", "server", "client", "prompts")
 # Development tools that live beside the code they regenerate but never run in it: they stay in the checkout
 # (the tests and `python -m span_toolkit.span.calendars.sources --regenerate` use them) and out of the wheel.
-DEV_ONLY = {("span_toolkit.span.calendars", "sources")}
+DEV_ONLY = {("span_toolkit.span.calendars", "sources"),
+            # the new-moon/solar-term rule (PyEphem) that computed the Korean and Vietnamese tables
+            ("span_toolkit.span.calendars", "korean_lunar_astro")}
 
 
 class BuildPyWithoutDevTools(build_py):

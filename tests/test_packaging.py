@@ -72,6 +72,7 @@ def test_the_wheel_holds_every_package_and_the_entry_points(installed):
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     # development-only tools stay in the checkout (setup.py DEV_ONLY)
     assert "span_toolkit/span/calendars/sources.py" not in names
+    assert "span_toolkit/span/calendars/korean_lunar_astro.py" not in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(installed["wheel"]).read(entry).decode()
     assert "[inspect_ai]\nspan_toolkit = span_toolkit._registry" in text
