@@ -26,7 +26,10 @@ EXEMPT_DIRS = ("span/calendars/", "tests/fixtures/", "docs/", "build/", "benchma
 # server.json is generated from the registry (tests/test_server_json.py checks it is the derived form)
 EXEMPT_FILES = {"README.md", "CHANGELOG.md", "tests/test_calendar_facts.py", "mkdocs.yml", "server.json"}
 # Reviewed: lists that state a fact of those few calendars, not the registry's calendars.
-FACTS = {("span/festivals.py", "Gregorian, Julian, Coptic, Ethiopian")}  # the calendars with a "Christmas"
+FACTS = {
+    ("span/festivals.py", "Gregorian, Julian, Coptic, Ethiopian"),   # the calendars with a "Christmas"
+    ("pyproject.toml", "Japanese era, ROC, Thai Buddhist era (proleptic), Bahá'í"),   # what these oracles check
+}
 
 _WORDS = [prose.number_word(n) for n in range(100)]
 # Two, three or four calendars are the items of a question or a pair/triple of them, not a registry count.
@@ -37,12 +40,14 @@ COUNT = re.compile(rf"\b(?:(?P<n>{_NUMBER})\s+{_ADJ}calendars\b"
                    rf"|six\b[^\n]{{0,80}}?\band\s+(?P<more>{_NUMBER}|one|two|three|four)\s+more\b)", re.I)
 
 
+# every way a calendar is named in text (canonical name, title, title without its bracket) -> the calendar
+_CANONICAL = {written.lower(): name for name in ALL_CALENDAR_NAMES
+              for written in (name, get_calendar(name).title, re.sub(r"\s*\(.*?\)", "", get_calendar(name).title))
+              if written}
+
+
 def _names() -> list[str]:
-    out = set()
-    for name in ALL_CALENDAR_NAMES:
-        cal = get_calendar(name)
-        out.update({name, cal.title, re.sub(r"\s*\(.*?\)", "", cal.title)})
-    return sorted((n for n in out if n), key=len, reverse=True)
+    return sorted(_CANONICAL, key=len, reverse=True)
 
 
 _NAME = "(?:" + "|".join(re.escape(n) for n in _names()) + ")"
@@ -72,8 +77,8 @@ def hand_lists(text: str) -> list[str]:
     out = []
     for m in LIST.finditer(_joined(text)):
         named = {n.lower() for n in _ONE.findall(m.group(0))}
-        beyond = {get_calendar(n).name for n in named - _PAPER}
-        paper = {get_calendar(n).name for n in named & _PAPER}
+        beyond = {_CANONICAL[n] for n in named - _PAPER}
+        paper = {_CANONICAL[n] for n in named & _PAPER}
         if len(beyond) >= 3 or (beyond and paper >= set(CALENDAR_NAMES)):   # the paper's six "and more"
             out.append(m.group(0))
     return out
