@@ -64,7 +64,7 @@ _PIVOT_ROOT = {"x86_64": 155, "amd64": 155, "aarch64": 41, "arm64": 41, "riscv64
                "ppc64le": 203, "ppc64": 203, "s390x": 217, "i686": 217, "i386": 217, "armv7l": 218}
 _DEVICES = ("null", "zero", "full", "random", "urandom")
 # Audit events refused outright (prefix match). The audit hook is a speed bump against ordinary
-# code doing these things, not a security boundary: see the README section on the sandbox.
+# code doing these things, not a security boundary: see docs/sandbox.md.
 _BLOCKED_PREFIXES = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                      "os.fork", "os.forkpty", "os.kill", "os.killpg", "os.startfile", "pty.", "ctypes.",
                      "resource.setrlimit", "resource.prlimit", "os.chroot", "os.setns", "os.unshare",
