@@ -177,6 +177,11 @@ def _enter_user_namespace(libc, ctl_fd: int) -> None:
     for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
+    try:  # no user namespace below this one (the limit is this namespace's own; the host's is untouched)
+        with open("/proc/sys/user/max_user_namespaces", "w") as f:
+            f.write("0")
+    except OSError:
+        pass  # a kernel without per-namespace limits: the seccomp filter still refuses them
     pid = os.fork()
     if pid:
         os.close(ctl_fd)  # the client must see the zygote's death as its socket closing
