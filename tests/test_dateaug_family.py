@@ -267,3 +267,44 @@ def test_generate_command_writes_the_family(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug,nope", "--out", str(bad)]) == 2
     assert not bad.exists() and "valid families" in capsys.readouterr().err
+
+
+def test_judge_ambiguous_question_accepts_an_answer_in_the_other_order():
+    """Review of #29: an ambiguous base date ("2/7/2002", no pattern note) read as D/M gives an answer a model
+    naturally writes in D/M order too ("2/11/2003" = 2 November 2003, a gold variant). The question's own
+    M/D form must not decide the order of that answer: either reading is accepted."""
+    q = 'What date is 16 months after "2/7/2002"? Answer with the date.'
+    gold = ["2003-06-07", "2003-11-02"]
+    inst = {"reasoning_type": "date_arithmetic", "question": q, "gold": {"date": gold[0], "variants": gold},
+            "variables": {"format": "mdy_minimal", "formats": ["mdy_minimal"], "dates": ["2002-02-07"],
+                          "ambiguous": True, "readings": ["2002-02-07", "2002-07-02"]}}
+    assert FAMILY.judge(inst, "Final answer: 2/11/2003").verdict == "CORRECT"      # D/M reading, D/M answer
+    assert FAMILY.judge(inst, "Final answer: 6/7/2003").verdict == "CORRECT"       # M/D reading, M/D answer
+    assert FAMILY.judge(inst, "Final answer: 2/12/2003").verdict == "INCORRECT"    # neither reading's answer
+    # the paper's gold form, every reading's answer listed, is no hedge: each listed date is a gold variant
+    assert FAMILY.judge(inst, "Final answer: 7 June 2003 or 2 November 2003").verdict == "CORRECT"
+    assert FAMILY.judge(inst, "Final answer: 2003-06-07; 2003-11-02").verdict == "CORRECT"
+    assert FAMILY.judge(inst, "Final answer: 7 June 2003 or 3 November 2003").verdict == "NOT_ATTEMPTED"
+    # with the note kept the order is the question's: the same answer is read M/D and is wrong
+    noted = dict(inst, question=q.replace('"? ', '" (M/D/YYYY)? '), gold={"date": gold[0], "variants": gold[:1]},
+                 variables=dict(inst["variables"], ambiguous=False, readings=["2002-02-07"]))
+    assert FAMILY.judge(noted, "Final answer: 2/11/2003").verdict == "INCORRECT"
+    assert FAMILY.judge(noted, "Final answer: 7 June 2003 or 2 November 2003").verdict == "NOT_ATTEMPTED"
+
+
+def test_family_options_unknown_or_not_boolean_are_one_line_errors(tmp_path, capsys):
+    """Review of #29: an unknown dateaug option (a typo) or a value that is not true/false was silently ignored
+    or read as true ("maybe"); now one line naming the valid options, and nothing written."""
+    from span_toolkit.client.cli import main as cli
+
+    for opt in ("dateaug_ambigous", "dateaug_ambiguous=maybe", "dateaug_cross_calendar=2"):
+        out = tmp_path / "x.jsonl"
+        assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--family-option", opt,
+                    "--out", str(out)]) == 2, opt
+        err = capsys.readouterr().err.strip()
+        assert not out.exists() and len(err.splitlines()) == 1, (opt, err)
+        assert "dateaug_ambiguous" in err and "dateaug_cross_calendar" in err, err
+    out = tmp_path / "ok.jsonl"
+    assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--family-option",
+                "dateaug_ambiguous=false", "--out", str(out)]) == 0
+    assert not any('"ambiguous":true' in x for x in out.read_text().splitlines())

@@ -27,7 +27,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Iterable, Iterator
 
-from ..errors import QuestionParseError
+from ..errors import GeneratorError, QuestionParseError
 from ..family import Verdict
 from . import formats
 from .answer import answer_from_results, baseline_answer, program, tool_calls
@@ -38,9 +38,29 @@ from .judge import extract_answer_date, judge_dateaug
 from .questions import DIRECTION, QUESTION_FORMATS, REASONING_TYPES, ParsedDateaug, looks_dateaug, parse_dateaug
 
 
+OPTIONS = ("dateaug_ambiguous", "dateaug_cross_calendar")
+
+
+def check_options(request: Any) -> None:
+    """The request's dateaug_* family options: each one of OPTIONS, with a true/false value; else
+    GeneratorError, one line naming the valid options (a typo must not pass as the default)."""
+    opts = getattr(request, "family_options", None)
+    if not isinstance(opts, dict):
+        return
+    valid = f"valid dateaug options: {', '.join(OPTIONS)} (each true or false)"
+    for key, value in opts.items():
+        if not str(key).startswith("dateaug_"):
+            continue
+        if key not in OPTIONS:
+            raise GeneratorError(f"unknown family option {str(key)[:40]!r}; {valid}")
+        if not isinstance(value, bool):
+            raise GeneratorError(f"family option {key}={str(value)[:40]}: not true or false; {valid}")
+
+
 def _option(request: Any, name: str) -> bool:
     """One of the family's own options (dateaug_ambiguous, dateaug_cross_calendar) from whatever carries the
     generation options: an attribute of the request, or a mapping it holds (family_options / extra)."""
+    check_options(request)
     for holder in (request, getattr(request, "family_options", None), getattr(request, "extra", None)):
         val = holder.get(name) if isinstance(holder, dict) else getattr(holder, name, None) if holder is not None else None
         if val:

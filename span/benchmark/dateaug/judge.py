@@ -11,14 +11,17 @@ forms and more, for any year 1-9999 (proleptic Gregorian):
     comma or "of": "14 March 2025", "14th of March, 2025", "March 14th, 2025", "Mar. 14 2025", "14-Mar-2025",
     with an optional weekday in front ("Friday, March 14, 2025").
   * Day/month order of a year-last numeric: a field > 12 decides; a pattern note right after it
-    ("(DD/MM/YYYY)") decides; else the order of the question's own form (dmy_*/mdy_*); else both
-    readings are accepted (DateAugBench: "date format ambiguity: accept any"). Eight digits are read in
-    the question's compact order when the question used DDMMYYYY/MMDDYYYY, else as YYYYMMDD.
+    ("(DD/MM/YYYY)") decides; else the order of the question's own form (dmy_*/mdy_*) unless the question
+    left out its pattern note (the ambiguous option); else both readings are accepted (DateAugBench: "date
+    format ambiguity: accept any"). Eight digits are read in the question's compact order when the
+    question used DDMMYYYY/MMDDYYYY, else as YYYYMMDD.
   * Which date: the first after the last answer marker ("Final answer:", "the answer is", ...); without
     a marker, the last date of the reply. The question restated, its base date as written, and the base
     date in any form (an echo) are skipped while another date remains.
-  * Two different dates joined by "or" in that sentence -> NOT_ATTEMPTED (a hedge); no date -> NOT_ATTEMPTED;
-    a date that does not exist ("30 February 2025") -> INCORRECT.
+  * Two different dates joined by "or" in that sentence -> NOT_ATTEMPTED (a hedge), except in an ambiguous
+    question when each is a gold variant (every reading's answer listed, the form of the paper's gold
+    "18 November 1997; 17 December 1997"); no date -> NOT_ATTEMPTED; a date that does not exist
+    ("30 February 2025") -> INCORRECT.
   * CORRECT when a reading equals any gold variant (an ambiguous question lists one answer per reading).
 """
 
@@ -57,9 +60,28 @@ def _mk(y: int, m: int, d: int) -> date | None:
         return None
 
 
+def _ambiguous(instance: dict | None) -> bool:
+    """The question wrote its base date without the pattern note (the ambiguous option)."""
+    v = (instance or {}).get("variables") or {}
+    return bool(v.get("ambiguous")) and str(v.get("format") or "") in F.AMBIGUOUS_TWIN
+
+
 def _order_hint(instance: dict | None) -> str | None:
+    if _ambiguous(instance):
+        return None           # no order was given: an answer in either order may be meant
     fmt = str(((instance or {}).get("variables") or {}).get("format") or "")
     return F.ORDER.get(fmt) if F.ORDER.get(fmt) in ("dmy", "mdy") else None
+
+
+def _gold_variants(instance: dict | None) -> set[date]:
+    out = set()
+    for v in (((instance or {}).get("gold") or {}) if isinstance((instance or {}).get("gold"), dict) else {}
+              ).get("variants") or ():
+        try:
+            out.add(date.fromisoformat(v))
+        except (TypeError, ValueError):
+            pass
+    return out
 
 
 def find_dates(text: str, instance: dict | None = None) -> list[_Cand]:
@@ -127,8 +149,13 @@ def extract_answer_date(answer: str, instance: dict | None = None) -> tuple[_Can
     rest = [c for c in pool if not (c.readings and set(c.readings) <= bases)]
     pool = rest or pool
     chosen = pool[0] if region else pool[-1]
+    # an ambiguous question's answers listed side by side ("18 November 1997 or 17 December 1997", the
+    # paper's own gold form) are no hedge when each listed date is a gold variant
+    listed = _gold_variants(instance) if _ambiguous(instance) else set()
     for other in pool:
         if other is chosen or set(other.readings) == set(chosen.readings):
+            continue
+        if listed and set(other.readings) & listed and set(chosen.readings) & listed:
             continue
         lo, hi = sorted((other.end, chosen.start)) if other.start < chosen.start else sorted((chosen.end, other.start))
         between = text[lo:hi]
