@@ -66,3 +66,15 @@ def test_output_tokens_offline_with_an_empty_cache(tmp_path, monkeypatch):
     tok = load_tokenizer(timeout_s=5.0)
     assert tok.available, tok.reason
     assert tok.count_many(["Final answer: 2025-07-01"]) == [10]
+
+
+def test_f_of_hostile_variables_is_none_not_a_crash():
+    """Review of #29: a result whose variables.date_strings are not strings (a hand-edited instance file)
+    crashed the report with a TypeError; the instance now simply has no F."""
+    f_of = section._F()
+    assert f_of({"variables": {"date_strings": [123], "formats": ["iso"]}, "fragmentation": None}) is None
+    assert f_of({"variables": {"date_strings": "2025-03-04"}, "fragmentation": None}) is None
+    assert f_of({"variables": None, "fragmentation": None}) is None
+    base = {"variables": {"date_strings": ["2025-03-04"], "formats": "iso"}, "fragmentation": None}
+    f_of.tokenizer = __import__("span_toolkit.client.tokenizers", fromlist=["x"]).get_tokenizer("baseline")
+    assert f_of(base) == 0.0

@@ -190,3 +190,17 @@ def test_served_model_tokenizer(mode):
     finally:
         srv.shutdown()
         T._LOADED.pop(f"http://127.0.0.1:{srv.server_port}/v1", None)
+
+
+@pytest.mark.parametrize("variables", [{"date_strings": [123], "formats": ["iso"]},
+                                       {"date_strings": ["2025-03-04", None]},
+                                       {"date_strings": "2025-03-04"}])
+def test_annotate_hostile_date_strings_one_line(tmp_path, capsys, variables):
+    """Review of #29: an instance whose variables.date_strings is not a list of strings was a TypeError
+    traceback; now one line naming the line of the file, nothing written."""
+    src, out = tmp_path / "i.jsonl", tmp_path / "o.jsonl"
+    src.write_text(json.dumps({"id": "x", "variables": variables}) + "\n")
+    assert cli(["fragmentation", "-t", "baseline", "--annotate", str(src), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{src}:1" in err[0] and "date_strings" in err[0], err
+    assert not out.exists()

@@ -128,8 +128,13 @@ def _annotate(args, toks) -> int:
             return _err(f"{args.annotate}:{i} is not JSON")
         v = inst.get("variables") if isinstance(inst, dict) else None
         strings = v.get("date_strings") if isinstance(v, dict) else None
-        if isinstance(strings, list) and strings:
+        if strings is not None and not (isinstance(strings, list) and all(isinstance(x, str) for x in strings)):
+            return _err(f"{args.annotate}:{i}: variables.date_strings must be a list of date strings")
+        if strings:
             forms = v.get("formats") or [v.get("format")] * len(strings)
+            if not isinstance(forms, list) or len(forms) != len(strings):
+                forms = [None] * len(strings)      # forms unknown: the baseline reads the strings themselves
+            forms = [f if isinstance(f, str) else None for f in forms]
             rec = inst.get("fragmentation")
             if not isinstance(rec, dict):
                 rec = inst["fragmentation"] = {}

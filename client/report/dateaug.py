@@ -63,11 +63,14 @@ class _F:
             if isinstance(val, dict) and isinstance(val.get("F"), (int, float)):
                 self.used.add(f"{name} (recorded)")
                 return float(val["F"])
-        v = extra["variables"]
+        v = extra["variables"] if isinstance(extra.get("variables"), dict) else {}
         strings = v.get("date_strings") or []
+        if not isinstance(strings, list) or not strings or not all(isinstance(x, str) for x in strings):
+            return None                                   # none, or not date strings: no F for this instance
         forms = v.get("formats") or [v.get("format")] * len(strings)
-        if not strings:
-            return None
+        if not isinstance(forms, list) or len(forms) != len(strings):
+            forms = [None] * len(strings)
+        forms = [f if isinstance(f, str) else None for f in forms]
         if self.tokenizer is None and not self.reason:
             try:
                 from ..tokenizers import TokenizerError, get_tokenizer
