@@ -13,7 +13,8 @@ r is computed three ways, each over the section's own points:
   * instances: F against 0/1 correctness of every scored instance (point-biserial r), with a bootstrap
     interval (instances resampled, the report's seed and resample count);
   * periods: the mean F against the accuracy of each (series, period) point (the paper's Figure 3);
-  * forms: likewise per (series, form) (the paper's Figure 4).
+  * forms: likewise per (series, form) (the paper's Figure 4);
+  the last two with a bootstrap interval too: each series' instances resampled, the points recomputed.
 r is "n/a" where F does not vary (OpenAI's encodings cut a numeric form the same way in every year).
 """
 
@@ -116,6 +117,53 @@ def bootstrap_r(x, y, n_resamples: int, seed: int, label: str) -> tuple[float | 
     return float(np.percentile(rs, 2.5)), float(np.percentile(rs, 97.5))
 
 
+def _masked_r(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of x against the same row of y over the columns where mask holds (NaN where
+    fewer than 3 points or either side does not vary)."""
+    n = mask.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = np.where(mask, x, 0).sum(axis=1) / n
+        my = np.where(mask, y, 0).sum(axis=1) / n
+        dx = np.where(mask, x - mx[:, None], 0)
+        dy = np.where(mask, y - my[:, None], 0)
+        sxx, syy = (dx * dx).sum(axis=1), (dy * dy).sum(axis=1)
+        r = (dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
+    r[(n < 3) | (sxx <= 1e-24) | (syy <= 1e-24)] = np.nan
+    return r
+
+
+def bootstrap_points_r(groups: list[tuple], n_resamples: int, seed: int, label: str
+                       ) -> tuple[float | None, float | None]:
+    """95 % interval of the r over (series, group) points — mean F against accuracy per period or per form,
+    as the paper's Figures 3 and 4 — with each series' instances resampled (with replacement) and the points
+    recomputed. `groups`: per series (F, correct, membership), membership an (instances x groups) 0/1 array
+    of the groups that series has points for."""
+    if not groups or sum(m.shape[1] for _, _, m in groups) < 3:
+        return None, None
+    rng = derive_rng(seed, "dateaug-r-points/" + label)
+    rs = []
+    chunk = max(1, min(n_resamples, 2_000_000 // max(len(f) for f, _, _ in groups)))
+    done = 0
+    while done < n_resamples:
+        size = min(chunk, n_resamples - done)
+        xs, ys, ms = [], [], []
+        for fv, cv, mem in groups:
+            n = len(fv)
+            idx = rng.integers(0, n, (size, n)) + (np.arange(size) * n)[:, None]
+            w = np.bincount(idx.ravel(), minlength=size * n).reshape(size, n).astype(float)  # resample counts
+            cnt = w @ mem
+            with np.errstate(invalid="ignore", divide="ignore"):
+                xs.append((w @ (mem * fv[:, None])) / cnt)
+                ys.append((w @ (mem * cv[:, None])) / cnt)
+            ms.append(cnt > 0)
+        r = _masked_r(np.hstack(xs), np.hstack(ys), np.hstack(ms))
+        rs.extend(r[~np.isnan(r)].tolist())
+        done += size
+    if not rs:
+        return None, None
+    return float(np.percentile(rs, 2.5)), float(np.percentile(rs, 97.5))
+
+
 def _acc(rows: list[tuple]) -> dict:
     n = len(rows)
     k = sum(1 for r in rows if r[1])
@@ -130,6 +178,7 @@ def analyse(series, *, resamples: int = 10_000, seed: int = 0) -> dict | None:
     f_of = _F()
     out_series = []
     period_points, form_points = [], []
+    period_groups, form_groups = [], []     # per series (F, correct, membership) for the points' bootstrap
     for s in series:
         rows = []   # (F, correct, period, forms, reasoning_type)
         for r in s.records:
@@ -153,14 +202,23 @@ def analyse(series, *, resamples: int = 10_000, seed: int = 0) -> dict | None:
         fx, cy = [x[0] for x in with_f], [1.0 if x[1] else 0.0 for x in with_f]
         r = pearson(fx, cy)
         lo, hi = bootstrap_r(fx, cy, resamples, seed, s.label)
+        held_p, held_f = [], []
         for p in PERIODS:
             sel = [x for x in with_f if x[2] == p]
             if sel:
-                period_points.append((float(np.mean([x[0] for x in sel])), by_period[p]["accuracy"]))
+                period_points.append((float(np.mean([x[0] for x in sel])), _acc(sel)["accuracy"]))
+                held_p.append(p)
         for f in forms:
             sel = [x for x in with_f if f in x[3]]
             if sel:
-                form_points.append((float(np.mean([x[0] for x in sel])), by_form[f]["accuracy"]))
+                form_points.append((float(np.mean([x[0] for x in sel])), _acc(sel)["accuracy"]))
+                held_f.append(f)
+        if with_f:
+            fv, cv = np.asarray(fx, float), np.asarray(cy, float)
+            period_groups.append((fv, cv, np.array([[x[2] == p for p in held_p] for x in with_f], float)
+                                  .reshape(len(with_f), len(held_p))))
+            form_groups.append((fv, cv, np.array([[f in x[3] for f in held_f] for x in with_f], float)
+                                .reshape(len(with_f), len(held_f))))
         out_series.append({"label": s.label, "overall": _acc(rows), "by_type": by_type, "by_period": by_period,
                            "by_format": by_form, "by_f_bucket": by_bucket,
                            "mean_F": float(np.mean(fx)) if fx else None,
@@ -170,6 +228,10 @@ def analyse(series, *, resamples: int = 10_000, seed: int = 0) -> dict | None:
     return {"series": out_series,
             "pearson_r_periods": pearson(*zip(*period_points)) if len(period_points) >= 3 else None,
             "pearson_r_forms": pearson(*zip(*form_points)) if len(form_points) >= 3 else None,
+            "pearson_r_periods_ci95": list(bootstrap_points_r(period_groups, resamples, seed, "periods"))
+            if len(period_points) >= 3 and pearson(*zip(*period_points)) is not None else [None, None],
+            "pearson_r_forms_ci95": list(bootstrap_points_r(form_groups, resamples, seed, "forms"))
+            if len(form_points) >= 3 and pearson(*zip(*form_points)) is not None else [None, None],
             "n_period_points": len(period_points), "n_form_points": len(form_points),
             "F_source": sorted(f_of.used) or None, "F_unavailable": f_of.reason or None,
             "resamples": resamples}
@@ -211,10 +273,15 @@ def render(sec: dict) -> str:
                      + " | ".join(_pct(s["by_f_bucket"].get(b)) for b in buckets)
                      + f" | {_r(s['pearson_r'])} | "
                      + ("n/a" if ci[0] is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]") + " |")
-    lines += ["", f"Pearson r of mean F against accuracy over (series, period) points: {_r(sec['pearson_r_periods'])} "
-                  f"(n={sec['n_period_points']}; the paper: -0.61); over (series, form) points: "
-                  f"{_r(sec['pearson_r_forms'])} (n={sec['n_form_points']}; the paper: -0.42). Bootstrap: "
-                  f"{sec['resamples']:,} resamples of instances.", ""]
+    def ci(key: str) -> str:
+        lo, hi = sec.get(key) or (None, None)
+        return "" if lo is None else f" [{lo:+.2f}, {hi:+.2f}]"
+
+    lines += ["", f"Pearson r of mean F against accuracy over (series, period) points: {_r(sec['pearson_r_periods'])}"
+                  f"{ci('pearson_r_periods_ci95')} (n={sec['n_period_points']}; the paper: -0.61); over (series, form) "
+                  f"points: {_r(sec['pearson_r_forms'])}{ci('pearson_r_forms_ci95')} (n={sec['n_form_points']}; the "
+                  f"paper: -0.42). 95% intervals: {sec['resamples']:,} bootstrap resamples of each series' instances "
+                  f"(the points recomputed from each resample).", ""]
     return "\n".join(lines)
 
 
