@@ -96,6 +96,21 @@ def anthropic(fake, **kw) -> AnthropicProvider:
     ("<|channel|>analysis<|message|>No?<|end|><|start|>assistant<|channel|>final<|message|>Final answer: Yes"
      "<|return|>", "Final answer: Yes", "No?", False),
     ("<|channel|>analysis<|message|>No? maybe", None, "No? maybe", True),
+    # a reply that is only an opening tag: no answer, thinking begun and never closed
+    ("<think>", "", "", True),
+    # thinking tags written inside a code fence are code, not tags: nothing is taken out of the program
+    ("<think>x</think>\n```python\nprint('</think>')\n```\nFinal answer: Yes",
+     "```python\nprint('</think>')\n```\nFinal answer: Yes", "x", False),
+    ("```python\ns = '</think>'\nprint(s)\n```\nFinal answer: Yes",
+     "```python\ns = '</think>'\nprint(s)\n```\nFinal answer: Yes", None, False),
+    # a tag only mentioned after the answer began is text: a model that does not think keeps its answer
+    ("I could use a `<think>` tag. Final answer: Yes", "I could use a `<think>` tag. Final answer: Yes", None, False),
+    ("Final answer: Yes\n\nNote: models use <think> tags.", "Final answer: Yes\n\nNote: models use <think> tags.",
+     None, False),
+    # thinking after thinking, never closed: still thinking
+    ("<think>x</think>\n<think>y", "", "x\n\ny", True),
+    # an unclosed fence inside the thinking does not hide its closing tag
+    ("<think>\n```python\nprint(1)\n</think>\nFinal answer: Yes", "Final answer: Yes", "```python\nprint(1)", False),
 ])
 def test_split_thinking(text, answer, thinking, open_ended):
     s = split_thinking(text)
@@ -179,6 +194,23 @@ def test_a_model_that_does_not_think_keeps_its_lines_and_summary(tmp_path, insta
     assert not any(k in lines[0] for k in ("thinking", "thinking_cut", "prompt_echo"))
     assert set(lines[0]["usage"]) == {"input_tokens", "output_tokens"}
     assert not any(k in body for k in ("reasoning_effort", "chat_template_kwargs", "thinking"))
+
+
+def test_a_model_that_does_not_think_but_mentions_a_think_tag_keeps_its_answers(tmp_path, instances):
+    """A thinking tag mentioned after the answer began, or written in a code fence, is the answer's text: the
+    answers stay answers (no thinking recorded), as before thinking was split off."""
+    by_q = {i["question"]: i for i in instances}
+
+    def policy(body, index):
+        gold = by_q[first_user_text(body)]["answer"]
+        if index % 2:
+            return Text(f"I could wrap notes in a `<think>` tag, but here it is plainly.\nFinal answer: {gold}")
+        return Text(f"```python\nsep = '</think>'\n```\nFinal answer: {gold}")
+
+    with FakeThinkingOpenAI(policy) as fake:
+        summary, lines = run({}, openai_compatible(fake), instances, tmp_path)
+    assert summary["accuracy"] == 1.0 and "reasoning" not in summary
+    assert not any("thinking" in x for x in lines)
 
 
 @pytest.mark.parametrize("form", ["tags", "reasoning_content", "anthropic"])

@@ -210,3 +210,26 @@ def test_the_prompts_own_words_are_not_an_answer(tmp_path, instances):
         assert x["final_answer"] is None and x["prompt_echo"] == "No attempts are left to run code."
         assert x["verdicts"]["rules"]["verdict"] == "NOT_ATTEMPTED"
     assert summary["code_runs"]["prompt_echoes"] == N
+
+
+@pytest.mark.parametrize("thinks", [False, True])
+def test_a_program_that_prints_a_think_tag_runs_as_written(tmp_path, instances, thinks):
+    """A ``</think>`` inside the program's code fence is code, not the end of a thinking: the program runs as the
+    model wrote it (nothing taken out of it), with or without thinking before it."""
+    some = instances[:4]
+    by_q = {i["question"]: i for i in some}
+    program = "```python\nmarker = '</think>'\nprint(marker + 'ok')\n```"
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        if "Your program ran" in str(body["messages"][-1]["content"]):
+            return Text(f"Final answer: {inst['answer']}")
+        return Text(("<think>\nI will print a marker.\n</think>\n\n" if thinks else "") + program)
+
+    with FakeOpenAI(policy) as fake:
+        summary, lines = run(AGENT, compatible(fake), some, tmp_path)
+    assert summary["n_errors"] == 0 and summary["accuracy"] == 1.0
+    for x in lines:
+        (ran,) = x["code_runs"]
+        assert ran["code"] == "marker = '</think>'\nprint(marker + 'ok')\n" and ran["stdout"] == "</think>ok\n"
+        assert len(x.get("thinking") or []) == (1 if thinks else 0)

@@ -42,37 +42,88 @@ class Split:
 
 def split_thinking(text: str | None) -> Split:
     """``text`` taken apart into the answer and the thinking. A text without any thinking marker is all
-    answer (``Split(text, None)``), so replies of models that do not think are unchanged."""
+    answer (``Split(text, None)``), so replies of models that do not think are unchanged.
+
+    What is not a thinking tag: one inside a fenced code block (a program that prints ``'</think>'`` is run as
+    written), and an opening tag that is neither closed nor at the start of the reply (an answer that mentions
+    ``<think>`` in passing stays an answer). A model's thinking begins its reply; it is never begun mid-answer."""
     if not text:
         return Split(text, None)
     if "<|channel|>" in text and "<|message|>" in text:
         return _split_harmony(text)
     if not (_OPEN.search(text) or _CLOSE.search(text)):
         return Split(text, None)
+    masked = _mask_fences(text)  # same length as text: positions found in it slice text
+    if not (_OPEN.search(masked) or _CLOSE.search(masked)):
+        # tags only inside code fences; but a reply that begins with its opening tag is thinking, even when
+        # an unclosed fence in it hides the closing tag
+        if not _OPEN.match(text.lstrip()):
+            return Split(text, None)
+        masked = text
     thoughts: list[str] = []
-    rest = text
-    first_open, first_close = _OPEN.search(rest), _CLOSE.search(rest)
+    pos = 0
+    first_open, first_close = _OPEN.search(masked), _CLOSE.search(masked)
     if first_close and (first_open is None or first_close.start() < first_open.start()):
         # "</think>" with no "<think>" before it: the template opened the tag in the prompt
-        thoughts.append(rest[:first_close.start()])
-        rest = rest[first_close.end():]
+        thoughts.append(text[:first_close.start()])
+        pos = first_close.end()
+    elif first_open and text[:first_open.start()].strip() == "" and not _CLOSE.search(masked, first_open.end()):
+        # begun at the start and never closed outside a fence: an unclosed fence in the thinking may hide the
+        # closing tag; the first one anywhere ends the thinking
+        close = _CLOSE.search(text, first_open.end())
+        if close:
+            masked = masked[:close.start()] + text[close.start():close.end()] + masked[close.end():]
     outside: list[str] = []
-    pos = 0
-    for m in _BLOCK.finditer(rest):
-        outside.append(rest[pos:m.start()])
-        thoughts.append(m.group(2))
+    for m in _BLOCK.finditer(masked, pos):
+        outside.append(text[pos:m.start()])
+        thoughts.append(text[m.start(2):m.end(2)])
         pos = m.end()
-    tail = rest[pos:]
     open_ended = False
-    dangling = _OPEN.search(tail)
-    if dangling:  # begun, never closed: everything after it is thinking
-        outside.append(tail[:dangling.start()])
-        thoughts.append(tail[dangling.end():])
+    dangling = _OPEN.search(masked, pos)
+    if dangling and "".join(outside).strip() == "" and text[pos:dangling.start()].strip() == "":
+        # begun where thinking begins (the start of the reply, or right after thinking) and never closed:
+        # everything after it is thinking
+        outside.append(text[pos:dangling.start()])
+        thoughts.append(text[dangling.end():])
         open_ended = True
     else:
-        outside.append(_CLOSE.sub("", tail))
+        # a stray closing tag outside a fence is dropped; tags inside fences and an opening tag mentioned
+        # after the answer began are the answer's text
+        tail_text, tail_masked, keep, at = text[pos:], masked[pos:], [], 0
+        for m in _CLOSE.finditer(tail_masked):
+            keep.append(tail_text[at:m.start()])
+            at = m.end()
+        keep.append(tail_text[at:])
+        outside.append("".join(keep))
+    if not thoughts and not open_ended:
+        return Split(text, None)
     answer = "".join(outside).strip()
     return Split(answer, "\n\n".join(t.strip() for t in thoughts if t.strip()) or "", open_ended, "tags")
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+
+
+def _mask_fences(text: str) -> str:
+    """``text`` with each closed fenced code block blanked out (same length), so that tags written in code are
+    not read as tags. An unclosed fence masks nothing: the thinking may have opened one and never closed it."""
+    spans = []
+    opener = None
+    for m in _FENCE.finditer(text):
+        if opener is None:
+            opener = m
+        elif m.group(1)[0] == opener.group(1)[0] and len(m.group(1)) >= len(opener.group(1)):
+            spans.append((opener.start(), m.end()))
+            opener = None
+    if not spans:
+        return text
+    parts, at = [], 0
+    for a, b in spans:
+        parts.append(text[at:a])
+        parts.append(" " * (b - a))
+        at = b
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _split_harmony(text: str) -> Split:
