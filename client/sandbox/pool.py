@@ -178,9 +178,11 @@ class Sandbox:
                 await self.close()
                 raise
         if self.requested == "auto":
-            raise SandboxError(f"no sandbox that hides this machine's files from the model's code works here "
+            err = SandboxError(f"no sandbox that hides this machine's files from the model's code works here "
                                f"({'; '.join(reasons)}); {_bwrap.INSTALL_HINT}, or run as root, or accept "
                                f"{UNSAFE_HINT}")
+            err.reasons = reasons  # type: ignore[attr-defined] - each strong mode's own reason
+            raise err
         raise SandboxError(f"--sandbox {reasons[0]}")
 
     def _unavailable(self, kind: str) -> str | None:

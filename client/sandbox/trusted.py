@@ -29,7 +29,7 @@ def trusted_code_kind(requested: str) -> tuple[str | None, str | None]:
         asyncio.run(_try("auto"))
         return "auto", None
     except SandboxError as e:
-        reason = str(e).split(" (", 1)[-1].split("); ", 1)[0] if " (" in str(e) else str(e)
+        reason = "; ".join(getattr(e, "reasons", None) or [str(e)])
         return "unsafe-process", (f"no sandbox isolates here ({reason}); the reference-code agent's programs are "
                                   f"trusted code written by this toolkit, not a model's, so they run with "
                                   f"--sandbox unsafe-process (eval --time-agent with a model still refuses)")
