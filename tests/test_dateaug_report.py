@@ -97,7 +97,7 @@ def test_points_r_has_a_bootstrap_interval(baseline_run):
     assert sec["pearson_r_forms"] is not None
     md = (out / "report.md").read_text()
     lo, hi = sec["pearson_r_forms_ci95"]
-    assert f"points: {sec['pearson_r_forms']:+.2f} [{lo:+.2f}, {hi:+.2f}]" in md
+    assert f"points: {section._r(sec['pearson_r_forms'])} [{section._r(lo)}, {section._r(hi)}]" in md
 
 
 def test_points_bootstrap_matches_a_plain_loop():
@@ -132,3 +132,8 @@ def test_points_bootstrap_matches_a_plain_loop():
         loop.append(stats.pearsonr(xs, ys)[0])
     assert lo == pytest.approx(np.percentile(loop, 2.5), abs=0.05)
     assert hi == pytest.approx(np.percentile(loop, 97.5), abs=0.05)
+
+
+def test_r_printed_without_negative_zero():
+    assert section._r(-1e-17) == "+0.00" and section._r(-0.004) == "+0.00"
+    assert section._r(-0.61) == "-0.61" and section._r(None) == "n/a" and section._r(float("nan")) == "n/a"

@@ -242,7 +242,9 @@ def _pct(a: dict) -> str:
 
 
 def _r(x: float | None) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.2f}"
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{0.0 if abs(x) < 0.005 else x:+.2f}"        # no "-0.00" from rounding noise
 
 
 def render(sec: dict) -> str:
@@ -272,10 +274,10 @@ def render(sec: dict) -> str:
         lines.append(f"| {s['label']} | {mean_f} | "
                      + " | ".join(_pct(s["by_f_bucket"].get(b)) for b in buckets)
                      + f" | {_r(s['pearson_r'])} | "
-                     + ("n/a" if ci[0] is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]") + " |")
+                     + ("n/a" if ci[0] is None else f"[{_r(ci[0])}, {_r(ci[1])}]") + " |")
     def ci(key: str) -> str:
         lo, hi = sec.get(key) or (None, None)
-        return "" if lo is None else f" [{lo:+.2f}, {hi:+.2f}]"
+        return "" if lo is None else f" [{_r(lo)}, {_r(hi)}]"
 
     lines += ["", f"Pearson r of mean F against accuracy over (series, period) points: {_r(sec['pearson_r_periods'])}"
                   f"{ci('pearson_r_periods_ci95')} (n={sec['n_period_points']}; the paper: -0.61); over (series, form) "
