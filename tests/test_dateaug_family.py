@@ -308,3 +308,18 @@ def test_family_options_unknown_or_not_boolean_are_one_line_errors(tmp_path, cap
     assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--family-option",
                 "dateaug_ambiguous=false", "--out", str(out)]) == 0
     assert not any('"ambiguous":true' in x for x in out.read_text().splitlines())
+
+
+def test_cross_calendar_option_refuses_umm_al_qura(tmp_path, capsys):
+    """Review of #29: with --islamic-convention umm_al_qura the cross-calendar option still wrote tabular
+    Islamic dates under the plain name "Islamic date" (the rest of the benchmark then names and computes
+    Umm al-Qura): a gold other than the convention asked for. Now one line, nothing written."""
+    from span_toolkit.client.cli import main as cli
+
+    out = tmp_path / "x.jsonl"
+    assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--islamic-convention", "umm_al_qura",
+                "--family-option", "dateaug_cross_calendar", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "tabular" in err[0] and not out.exists()
+    assert cli(["generate", "--date", "2025-07-01", "--families", "dateaug", "--islamic-convention", "umm_al_qura",
+                "--out", str(out)]) == 0                         # the option off: nothing Islamic in the family

@@ -55,6 +55,10 @@ def check_options(request: Any) -> None:
             raise GeneratorError(f"unknown family option {str(key)[:40]!r}; {valid}")
         if not isinstance(value, bool):
             raise GeneratorError(f"family option {key}={str(value)[:40]}: not true or false; {valid}")
+    convention = getattr(request, "islamic_convention", "tabular")
+    if opts.get("dateaug_cross_calendar") is True and convention != "tabular":
+        raise GeneratorError(f"dateaug_cross_calendar writes its Islamic dates on the tabular calendar (the paper's), "
+                             f"not {convention}; valid: the option with --islamic-convention tabular, or without it")
 
 
 def _option(request: Any, name: str) -> bool:
