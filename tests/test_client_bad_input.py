@@ -97,6 +97,8 @@ CASES = [
     ("judge base url [::1", ["eval", "--model", "baseline", "--judge-model", "openai-compatible/j",
                              "--judge-base-url", "http://[::1", "--date", "2025-07-01", "--out", "{tmp}/r"], None,
      "expected an http:// or https:// URL"),
+    ("judge command base url [::1", ["judge", "{tmp}", "--judge-model", "openai-compatible/j",
+                                     "--judge-base-url", "http://[::1"], None, "expected an http:// or https:// URL"),
     ("base url bad port", ["eval", "--model", "openai-compatible/x", "--base-url", "http://h:99999/v1", "--date",
                            "2025-07-01", "--out", "{tmp}/r"], None, "Port out of range"),
     ("concurrency 3,000,000", ["eval", "--model", "baseline", "--date", "2025-07-01", "--sample", "5",

@@ -13,13 +13,13 @@ from ..retry import RetryPolicy
 from ..rundir import RunFolderError
 from ..scorer import make_scorer
 from . import common
-from .argtypes import nonneg_float, nonneg_int, positive_float, positive_int
+from .argtypes import base_url, nonneg_float, nonneg_int, positive_float, positive_int
 
 
 def configure(jd: argparse.ArgumentParser) -> None:
     jd.add_argument("run_dir", type=Path, help="run folder written by `span-client eval`")
     jd.add_argument("--judge-model", help="LLM judge PROVIDER/MODEL (default: rules judge only, earlier LLM verdicts kept)")
-    jd.add_argument("--judge-base-url", help="base URL for the judge model")
+    jd.add_argument("--judge-base-url", type=base_url, metavar="URL", help="base URL for the judge model")
     jd.add_argument("--judge-api-key", help="API key for the judge model (prefer the provider's environment variable: "
                                             "a flag is visible to every local process)")
     jd.add_argument("--force-resume", action="store_true",
