@@ -109,6 +109,12 @@ def anthropic(fake, **kw) -> AnthropicProvider:
      None, False),
     # thinking after thinking, never closed: still thinking
     ("<think>x</think>\n<think>y", "", "x\n\ny", True),
+    # a thinking tag nested in the thinking: the thinking ends where the outer one closes
+    ("<think>a <think>No</think> still No</think>\nFinal answer: Yes", "Final answer: Yes",
+     "a <think>No</think> still No", False),
+    # an opening tag only mentioned inside the thinking, closed once: the thinking ends at that close
+    ("<think>I will not write <think> again.</think>\nFinal answer: Yes", "Final answer: Yes",
+     "I will not write <think> again.", False),
     # an unclosed fence inside the thinking does not hide its closing tag
     ("<think>\n```python\nprint(1)\n</think>\nFinal answer: Yes", "Final answer: Yes", "```python\nprint(1)", False),
 ])

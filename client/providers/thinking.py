@@ -25,7 +25,6 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")  # OpenAI-compatible messa
 _TAG = r"(?:think|thinking|reasoning)"
 _OPEN = re.compile(rf"<{_TAG}>", re.I)
 _CLOSE = re.compile(rf"</{_TAG}>", re.I)
-_BLOCK = re.compile(rf"<({_TAG})>(.*?)</\1>", re.I | re.S)
 # harmony: <|start|>assistant<|channel|>analysis<|message|>…<|end|>; the header may carry "to=…" and
 # "<|constrain|>json" before <|message|>
 _HARMONY = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>(.*?)"
@@ -74,10 +73,10 @@ def split_thinking(text: str | None) -> Split:
         if close:
             masked = masked[:close.start()] + text[close.start():close.end()] + masked[close.end():]
     outside: list[str] = []
-    for m in _BLOCK.finditer(masked, pos):
-        outside.append(text[pos:m.start()])
-        thoughts.append(text[m.start(2):m.end(2)])
-        pos = m.end()
+    for start, inner_start, inner_end, end in _blocks(masked, pos):
+        outside.append(text[pos:start])
+        thoughts.append(text[inner_start:inner_end])
+        pos = end
     open_ended = False
     dangling = _OPEN.search(masked, pos)
     if dangling and "".join(outside).strip() == "" and text[pos:dangling.start()].strip() == "":
@@ -99,6 +98,35 @@ def split_thinking(text: str | None) -> Split:
         return Split(text, None)
     answer = "".join(outside).strip()
     return Split(answer, "\n\n".join(t.strip() for t in thoughts if t.strip()) or "", open_ended, "tags")
+
+
+def _blocks(masked: str, pos: int) -> list[tuple[int, int, int, int]]:
+    """The closed thinking blocks of ``masked`` from ``pos`` as (start, inner start, inner end, end). A tag opened
+    inside the thinking nests: the block ends where its own opening tag is closed; when the tags never balance,
+    at the last closing tag (an opening tag only mentioned in the thinking)."""
+    tags = sorted([(m.start(), m.end(), 1) for m in _OPEN.finditer(masked, pos)]
+                  + [(m.start(), m.end(), -1) for m in _CLOSE.finditer(masked, pos)])
+    out = []
+    i = 0
+    while i < len(tags):
+        if tags[i][2] < 0:  # a stray closing tag: not a block
+            i += 1
+            continue
+        depth, j, last_close = 0, i, None
+        while j < len(tags):
+            depth += tags[j][2]
+            if tags[j][2] < 0:
+                last_close = j
+            if depth == 0:
+                break
+            j += 1
+        if depth != 0:
+            if last_close is None:  # never closed: the caller's dangling thinking
+                break
+            j = last_close
+        out.append((tags[i][0], tags[i][1], tags[j][0], tags[j][1]))
+        i = j + 1
+    return out
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
