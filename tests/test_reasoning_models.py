@@ -191,6 +191,52 @@ def test_a_reply_cut_off_while_thinking_is_no_answer_never_incorrect(tmp_path, i
     assert any("ran out of output tokens while thinking" in w and "--max-tokens" in w for w in summary["warnings"])
 
 
+def test_a_template_opened_thinking_cut_off_is_no_answer_when_thinking_is_switched_on(tmp_path, instances):
+    """The chat template opened <think> in the prompt (R1 distills, QwQ, Qwen3 thinking models) and the reply
+    was cut before its </think>: no tag at all in it. With --thinking-budget N > 0 the client knows the model
+    thinks, so the cut reply is thinking, never an answer to judge (it drafts wrong answers)."""
+    by_q = {i["question"]: i for i in instances}
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        if index % 2:
+            return Thought(thinking=scratchpad(inst), text=None, finish="length")
+        return Thought(thinking="short", text=plainly(inst))
+
+    with FakeThinkingOpenAI(policy, form="tags-no-open") as fake:
+        summary, lines = run({"thinking_budget": 1}, openai_compatible(fake), instances, tmp_path)
+    cut = [x for x in lines if x.get("thinking_cut")]
+    assert len(cut) == N // 2 and summary["reasoning"]["thinking_cut"] == N // 2
+    assert all(x["verdicts"]["rules"]["verdict"] == "NOT_ATTEMPTED" and x["final_answer"] is None for x in cut)
+    assert all(x["thinking"][0]["unfinished"] and "First guess" in x["thinking"][0]["text"] for x in cut)
+    assert summary["n_correct"] == N // 2 and all(x["correct"] for x in lines if not x.get("thinking_cut"))
+
+
+def test_a_template_opened_cut_served_by_the_response_cache_is_still_cut_while_thinking(tmp_path, instances,
+                                                                                       monkeypatch):
+    """The same through the CLI, twice with --cache: the second run, all from the cache, counts the same cuts."""
+    from span_toolkit.client.cli import main
+
+    some = instances[:6]
+    by_q = {i["question"]: i for i in some}
+    path = write_jsonl(tmp_path / "i.jsonl", some)
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+
+    def policy(body, index):
+        inst = by_q[first_user_text(body)]
+        return Thought(thinking=scratchpad(inst), text=None, finish="length")
+
+    with FakeThinkingOpenAI(policy, form="tags-no-open") as fake:
+        for out in ("a", "b"):
+            assert main(["eval", "--model", "openai-compatible/r1", "--base-url", fake.base_url, "--instances",
+                         str(path), "--out", str(tmp_path / out), "--no-preflight", "--quiet", "--thinking-budget",
+                         "1", "--cache", "--cache-dir", str(tmp_path / "cache")]) == 0
+        assert fake.count == 6  # the second run was served by the cache
+    for out in ("a", "b"):
+        lines = read_results(tmp_path / out / "results.jsonl")
+        assert all(x["thinking_cut"] and x["verdicts"]["rules"]["verdict"] == "NOT_ATTEMPTED" for x in lines), out
+
+
 def test_a_model_that_does_not_think_keeps_its_lines_and_summary(tmp_path, instances):
     by_q = {i["question"]: i for i in instances}
     with FakeThinkingOpenAI(lambda body, i: Text(f"Final answer: {by_q[first_user_text(body)]['answer']}")) as fake:

@@ -79,6 +79,17 @@ class ModelReply:
             if form is not None:
                 self.reasoning, self.redacted_thinking, self.thinking_form = text, redacted, form
                 self.thinking_open = open_ended
+            elif self._template_opened_cut():
+                self.reasoning, self.thinking_form, self.thinking_open = self.assistant_message["content"], "tags", True
+
+    def _template_opened_cut(self) -> bool:
+        """A reply stored with no answer although its content has text, no tag and no tool call, cut at the
+        token limit: one the provider read as cut while thinking (thinking switched on, the tag opened by the
+        chat template), served again by the response cache."""
+        message = self.assistant_message if isinstance(self.assistant_message, dict) else {}
+        content = message.get("content")
+        return (self.text == "" and self.stop_reason in LENGTH_STOPS and not self.tool_calls
+                and not message.get("tool_calls") and isinstance(content, str) and bool(content.strip()))
 
     @property
     def has_thinking(self) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .base import ModelReply, Provider, ProviderError, ToolCall, ToolResult, ToolSpec, decode_arguments
 from .errors import provider_error
-from .thinking import EFFORTS, REASONING_FIELDS, ReasoningSettingError, split_thinking
+from .thinking import EFFORTS, LENGTH_STOPS, REASONING_FIELDS, ReasoningSettingError, split_thinking
 
 # request keys the SDK's create() does not take: sent through extra_body (a Batch API line has them in the body)
 _EXTRA_KEYS = ("chat_template_kwargs",)
@@ -131,7 +131,16 @@ class OpenAIProvider(Provider):
             err = provider_error(e, sdk, api="OpenAI", schema="Chat Completions", endpoint=self.endpoint,
                                  timeout=timeout)
             raise _reasoning_refused(err, self.reasoning_effort, self.thinking_budget) from e
-        return _reply(resp, compatible=self.compatible)
+        return self._cut_while_thinking(_reply(resp, compatible=self.compatible))
+
+    def _cut_while_thinking(self, reply: ModelReply) -> ModelReply:
+        """With thinking switched on (--thinking-budget N > 0), a reply cut at the token limit with no thinking
+        tag and no reasoning field at all is thinking: the chat template opened <think> in the prompt (R1
+        distills, QwQ, Qwen3 thinking models) and the reply ended before its </think>. It has no answer."""
+        if (self.thinking_budget and reply.thinking_form is None and reply.stop_reason in LENGTH_STOPS
+                and not reply.tool_calls and (reply.text or "").strip()):
+            reply.reasoning, reply.text, reply.thinking_form, reply.thinking_open = reply.text, "", "tags", True
+        return reply
 
     def reply_from_body(self, body: Any) -> ModelReply:
         """A chat.completion object as JSON (a Batch API output line's ``response.body``) as a reply."""
