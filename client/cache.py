@@ -85,10 +85,13 @@ def request_key(content: dict) -> str:
 
 # ------------------------------------------------------------------------------------------------ replies
 def reply_to_dict(reply: ModelReply) -> dict:
-    return {"text": reply.text, "stop_reason": reply.stop_reason, "assistant_message": reply.assistant_message,
-            "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-            "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments, "raw_arguments": c.raw_arguments,
-                            "error": c.error} for c in reply.tool_calls]}
+    d = {"text": reply.text, "stop_reason": reply.stop_reason, "assistant_message": reply.assistant_message,
+         "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
+         "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments, "raw_arguments": c.raw_arguments,
+                         "error": c.error} for c in reply.tool_calls]}
+    if reply.reasoning_tokens is not None:  # only where the provider reported some: other entries stay as they were
+        d["reasoning_tokens"] = reply.reasoning_tokens
+    return d
 
 
 def _opt(value: Any, kind: type | tuple) -> Any:
@@ -107,12 +110,13 @@ def reply_from_dict(d: Any) -> ModelReply:
             raise ValueError("bad tool call")
         calls.append(ToolCall(id=c["id"], name=c["name"], arguments=_opt(c.get("arguments"), dict),
                               raw_arguments=_opt(c.get("raw_arguments"), str), error=_opt(c.get("error"), str)))
-    for k in ("input_tokens", "output_tokens"):
+    for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
         if isinstance(d.get(k), bool):
             raise ValueError(f"bad {k}")
     return ModelReply(text=_opt(d.get("text"), str), tool_calls=calls, stop_reason=_opt(d.get("stop_reason"), str),
                       assistant_message=d["assistant_message"], input_tokens=_opt(d.get("input_tokens"), int),
-                      output_tokens=_opt(d.get("output_tokens"), int))
+                      output_tokens=_opt(d.get("output_tokens"), int),
+                      reasoning_tokens=_opt(d.get("reasoning_tokens"), int))
 
 
 # -------------------------------------------------------------------------------------------------- store

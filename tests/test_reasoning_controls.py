@@ -133,3 +133,22 @@ def test_hidden_reasoning_tokens_reported_by_openai_are_counted_in_the_summary(t
     assert all(x["usage"] == {"input_tokens": 40, "output_tokens": 520, "reasoning_tokens": 500,
                               "reasoning_tokens_source": "provider"} for x in lines)
     assert all(x["thinking"] == [{"turn": 1, "form": None, "chars": 0, "reasoning_tokens": 500}] for x in lines)
+
+
+def test_a_cached_reply_keeps_the_providers_reasoning_token_count():
+    """A reply served again by the response cache keeps the reasoning tokens the provider reported (they
+    were lost, and the thinking counted again offline); an entry without them is stored as before."""
+    from span_toolkit.client.cache import reply_from_dict, reply_to_dict
+    from span_toolkit.client.providers.base import ModelReply
+
+    msg = {"role": "assistant", "content": "Final answer: Yes", "reasoning_content": "let me think"}
+    reply = ModelReply(text="Final answer: Yes", tool_calls=[], stop_reason="stop", assistant_message=msg,
+                       input_tokens=10, output_tokens=7640, reasoning_tokens=7600)
+    stored = reply_to_dict(reply)
+    assert reply_from_dict(stored).reasoning_tokens == 7600
+    plain = ModelReply(text="Final answer: Yes", tool_calls=[], stop_reason="stop",
+                       assistant_message={"role": "assistant", "content": "Final answer: Yes"})
+    assert "reasoning_tokens" not in reply_to_dict(plain)
+    import pytest
+    with pytest.raises(ValueError):
+        reply_from_dict({**stored, "reasoning_tokens": True})
