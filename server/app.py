@@ -122,7 +122,8 @@ VALID = {
     "calendar": _tools.CALENDAR_WORDS.removeprefix("valid: "),
     "year": f"an integer from {_tools.MIN_YEAR} to {_tools.MAX_YEAR}, the year in that calendar's numbering "
             f"(e.g. 2025, 5785 for hebrew)",
-    "month": "an integer from 1 to 13 (13: hebrew Adar II, coptic/ethiopian epagomenal month)",
+    "month": "a month number from 1 to 13 (13: hebrew Adar II, coptic/ethiopian epagomenal month; bahai 0-19) or "
+             "a month name, e.g. 'Shevat', 'Ramadan'",
     "day": "an integer from 1 to 31",
     "is_lunar_leap_month": "true or false",
     "festival_name": "a festival name of that calendar (text, at most 200 characters)",
@@ -133,6 +134,18 @@ VALID = {
     "targets": f'a list of calendar names, e.g. ["julian", "korean_lunar"]; {_tools.TARGET_WORDS}',
     "start": _DATE_OBJECT,
     "end": _DATE_OBJECT,
+    # the arguments of #31/#32 (their own validators name what is valid; these cover wrong JSON types)
+    "era": "an era name (text), e.g. 'Reiwa', 'Heisei', 'Minguo', for japanese_era and roc only; "
+           "list_calendars names each calendar's eras",
+    "gregorian_year": "an integer from 1900 to 2100 (with festival_name, instead of year)",
+    "islamic_adjustment": "an integer from -2 to 2 (days the local Hijri date runs ahead of the table)",
+    "anniversary": "'birthday' or 'yahrzeit' (with years >= 1)",
+    "names_only": "true or false",
+    "timezone": "an IANA time zone name, e.g. 'UTC', 'Asia/Jerusalem'",
+    "instant": "an ISO 8601 date-time, e.g. '2025-03-13T23:30:00Z'",
+    "latitude": "degrees from -90 to 90 (north positive)",
+    "longitude": "degrees from -180 to 180 (east positive)",
+    "day_starts": "'midnight' or 'sunset'",
 }
 
 
@@ -141,9 +154,15 @@ def format_validation_error(tool: str, exc: ValidationError) -> str:
     `year: expected an integer, the year in that calendar (e.g. 2025, 5785 for hebrew); got 'abc'`."""
     parts = []
     for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        where = tuple(err.get("loc", ()))
+        # the innermost argument name in the location: "month" for month.int (a union's branch: shown as
+        # "month", once), "year" for start.year, "targets" for targets.0
+        at = next((i for i in range(len(where) - 1, -1, -1) if isinstance(where[i], str) and where[i] in VALID), None)
+        last = "" if at is None else str(where[at])
+        if at is not None and err.get("type") != "value_error":
+            where = where[: at + 1] + tuple(p for p in where[at + 1:] if not isinstance(p, str))
+        loc = ".".join(str(p) for p in where) or "arguments"
         loc = loc if len(loc) <= ECHO_LIMIT else loc[: ECHO_LIMIT - 1] + "…"
-        last = next((str(p) for p in reversed(err.get("loc", ())) if isinstance(p, str)), "")
         valid = VALID.get(last, "see the tool's input schema")
         kind = err.get("type", "")
         msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
@@ -155,6 +174,7 @@ def format_validation_error(tool: str, exc: ValidationError) -> str:
             parts.append(f"{loc}: {_short(msg, 400) if len(msg) > 400 else msg}")
         else:
             parts.append(f"{loc}: expected {valid}; got {_short(err.get('input'))}")
+    parts = list(dict.fromkeys(parts))  # a union's branches failing alike say it once
     return f"invalid arguments for {tool}: " + "; ".join(parts[:6]) + ("; …" if len(parts) > 6 else "")
 
 

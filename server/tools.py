@@ -555,7 +555,8 @@ def _zone_names() -> dict[str, str]:
     """Every IANA zone this machine knows (the system database, else the `tzdata` package), by lower case."""
     global _ZONES
     if _ZONES is None:
-        _ZONES = {z.lower(): z for z in zoneinfo.available_timezones()}
+        # "localtime" is this machine's own zone (a file of the system database), not an IANA name
+        _ZONES = {z.lower(): z for z in zoneinfo.available_timezones() if z not in ("localtime", "posixrules")}
         _ZONES.setdefault("utc", "UTC")
     return _ZONES
 
@@ -581,11 +582,16 @@ def parse_instant(text: str, zone: zoneinfo.ZoneInfo) -> tuple[datetime, str | N
         raise span.CalendarError(f"instant must be an ISO 8601 date-time such as '2025-03-13T23:30:00Z' or "
                                  f"'2025-03-13T16:30' (local time in timezone); got {short(text)}")
     try:
+        if any(not ch.isprintable() for ch in text.strip()):  # fromisoformat lets one trailing NUL through
+            raise ValueError(text)
         t = datetime.fromisoformat(text.strip())
     except ValueError:
         raise span.CalendarError(f"instant {short(text)} is not ISO 8601; write it like '2025-03-13T23:30:00Z' "
                                  f"(UTC), '2025-03-13T16:30:00+02:00', or '2025-03-13T16:30' (local time in "
                                  f"timezone)") from None
+    if not 1899 <= t.year <= 2101:  # (year 1 or 9999 would overflow when moved to another UTC offset)
+        raise span.CalendarError(f"instant {short(text)} is outside the supported range; give a date-time from "
+                                 f"1900-01-01 to 2100-12-31 (local date in timezone)")
     note = None
     if t.tzinfo is None:
         local = t.replace(tzinfo=zone)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date as _date
 
-from .calendars import MAX_ORDINAL, MIN_ORDINAL, get_calendar
+from .calendars import ALL_CALENDAR_NAMES, MAX_ORDINAL, MIN_ORDINAL, get_calendar
 from .errors import CalendarError
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -70,7 +70,8 @@ class CalendarDate:
             _, n = cal.validate_era(era if era != "" else None, y, m, d)
             return cls._of(cal, n)  # the era and the year counted in it, also when given a Gregorian year
         if era is not None and era != "":
-            raise CalendarError(f"the {cal.title} calendar has no eras (only japanese_era and roc take one); "
+            with_eras = " and ".join(n for n in ALL_CALENDAR_NAMES if get_calendar(n).eras)  # from the registry
+            raise CalendarError(f"the {cal.title} calendar has no eras (only {with_eras} take one); "
                                 f"leave era out, got {_short(era)}")
         cal.validate(y, m, d, leap)
         return cls(cal.name, y, m, d, leap)

@@ -280,6 +280,10 @@ def find(name: str, calendar: str | None = None) -> Festival:
     if f is None:
         where = f"the {get_calendar(cal).title} calendar" if cal else "any calendar"
         valid = names(cal) if cal else [f"{x.name} ({x.calendar})" for x in FESTIVALS]
+        if not valid:  # a calendar without festivals of its own (japanese_era, thai_buddhist_proleptic …)
+            raise CalendarError(f"unknown festival {name!r:.60}: the {get_calendar(cal).title} calendar has no "
+                                f"festivals of its own; give the festival's own calendar (list_calendars names "
+                                f"every festival with its calendar), or a date with month and day")
         raise CalendarError(f"unknown festival {name!r:.60} in {where}; valid festivals: {', '.join(valid)}")
     if cal is not None and f.calendar != cal:
         raise CalendarError(f"{f.name!r} is a festival of the {get_calendar(f.calendar).title} calendar, "

@@ -17,10 +17,14 @@ from .dates import CalendarDate
 from .errors import CalendarError
 
 
+# Every apostrophe-like mark people type in transliterations (Sh'vat, ʻAlá, Masáʼil, Rabīʿ, ‘Ala, Sha´ban)
+_APOSTROPHES = str.maketrans({c: "'" for c in "’‘‛ʻʼʽʾʿ`´′"})
+
+
 def normalize_name(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    text = text.lower().replace("’", "'").replace("ʿ", "'").replace("ʾ", "'").replace("`", "'")
+    text = text.lower().translate(_APOSTROPHES)
     text = re.sub(r"[\-_.]", " ", text)
     text = text.replace("'", "")
     return re.sub(r"\s+", " ", text).strip()

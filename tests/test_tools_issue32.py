@@ -360,6 +360,20 @@ NEW_ARGUMENT_ERRORS = [
     ("today", {"timezone": "x" * 10_000}, "at most 64 characters"),
     ("today", {"instant": "1850-01-01T00:00Z"}, "outside the supported range"),
     ("list_calendars", {"calendar": "mayan"}, "unknown calendar"),
+    # review of #31/#32: each once a traceback-backed 'internal error', a wrong type answered with "see the
+    # tool's input schema", a host-dependent zone taken, or an empty list of valid festivals
+    ("today", {"instant": "0001-01-01T00:00Z", "timezone": "America/New_York"}, "outside the supported range"),
+    ("today", {"instant": "9999-12-31T23:59:59-12:00"}, "outside the supported range"),
+    ("today", {"instant": "2025-03-13T23:30\x00"}, "not ISO 8601"),
+    ("today", {"timezone": "localtime"}, "unknown time zone"),
+    ("search_calendar", {"calendar": "japanese_era", "year": 1, "month": 5, "day": 1, "era": 5}, "'Reiwa'"),
+    ("date_difference", {"start": {"calendar": "roc", "year": 1, "month": 1, "day": 1, "era": ["Minguo"]},
+                         "end": {"calendar": "gregorian", "year": 2025, "month": 1, "day": 1}}, "an era name"),
+    ("search_calendar", {"calendar": "islamic", "year": 1446, "month": 9, "day": 1, "islamic_adjustment": None},
+     "from -2 to 2"),
+    ("search_calendar", {"calendar": "gregorian", "year": 2025, "month": 1.5, "day": 1}, "or a month name"),
+    ("search_calendar", {"calendar": "japanese_era", "festival_name": "Obon", "gregorian_year": 2025},
+     "has no festivals of its own"),
 ]
 
 
@@ -369,6 +383,16 @@ async def test_new_arguments_errors_say_what_is_valid(server, tool, args, words)
         r, text = await _call(c, tool, args)
     assert r.is_error and words in text, text
     assert "see the tool's input schema" not in text and len(text) < 700
+    assert "\n" not in text and "internal error" not in text and "valid festivals: ;" not in text, text
+
+
+@pytest.mark.parametrize("calendar,year,month,number", [
+    ("bahai", 182, "‘Alá", 19), ("bahai", 182, "Masa‘il", 15), ("hebrew", 5784, "Sh‘vat", 11),
+    ("islamic", 1446, "Rabi′ al-awwal", 3), ("islamic", 1446, "Shaʼban", 8), ("bahai", 182, "ʻIlm", 12),
+])
+def test_month_names_with_any_apostrophe(calendar, year, month, number):
+    # the apostrophes of transliterations typed every way: U+2018/2019, ʻ ʼ ʿ, prime, backtick
+    assert resolve_month(calendar, year, month)[0] == number
 
 
 def test_today_text_reads_like_every_other_result_and_python_month_names():
