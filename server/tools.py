@@ -85,7 +85,8 @@ CONVENTIONS = (
 # ignores case, separators and a trailing "calendar"). The published schema carries the same pattern
 # and the server enforces it before resolving the name, so a schema-validating client and the server
 # accept exactly the same strings; an unknown name then gets the list of valid ones.
-CALENDAR_PATTERN = r"^[ _'-]*[A-Za-z][A-Za-z _'-]*$"
+# À-ỿ: accented Latin (Bahá'í, Âm lịch; other scripts in that block pass the pattern, then are unknown names)
+CALENDAR_PATTERN = r"^[ _'’-]*[A-Za-zÀ-ỿ][A-Za-zÀ-ỿ _'’-]*$"
 _CALENDAR_RE = re.compile(CALENDAR_PATTERN)  # used with fullmatch: Python's `$` would also allow a final "\n"
 
 
@@ -105,7 +106,7 @@ def _calendar_name(value: Any) -> Any:
     if len(value) > 60:  # longer than any calendar name; also keeps a 1 MB name out of the message
         raise ValueError(f"unknown calendar {short(value)}; {CALENDAR_WORDS}")
     if not _CALENDAR_RE.fullmatch(value):
-        raise ValueError(f"{short(value)} is not a calendar name (letters, spaces, '_', '-' only); "
+        raise ValueError(f"{short(value)} is not a calendar name (letters, spaces, '_', '-', apostrophes only); "
                          f"{CALENDAR_WORDS}")
     try:
         return span.canonical_name(value)

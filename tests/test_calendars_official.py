@@ -35,9 +35,22 @@ def test_registry_one_line_each_and_the_paper_six_unchanged():
     ("Thai", "thai_buddhist"), ("Buddhist Era", "thai_buddhist"), ("icu buddhist", "thai_buddhist_proleptic"),
     ("Bahai", "bahai"), ("Baha'i", "bahai"), ("Badi", "bahai"),
     ("lunar", "chinese_lunar"), ("korean", "korean_lunar"),  # unchanged
+    # written as people write them: accents and any apostrophe (review of #31)
+    ("Bahá'í", "bahai"), ("Bahá’í calendar", "bahai"), ("Âm lịch", "vietnamese_lunar"),
 ])
 def test_aliases(alias, name):
     assert span.canonical_name(alias) == name
+
+
+@pytest.mark.parametrize("alias, name", [("Bahá'í", "bahai"), ("Bahá’í", "bahai"), ("Âm lịch", "vietnamese_lunar")])
+async def test_accented_aliases_through_the_server_and_its_schema(server, alias, name):
+    import jsonschema
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        args = {"calendar": alias, "year": 182 if name == "bahai" else 2025, "month": 1, "day": 1, "targets": [alias]}
+        jsonschema.validate(args, tools["search_calendar"].input_schema)  # a validating host sends it
+        r = await client.call_tool("search_calendar", args)
+    assert not r.is_error and r.content[0].text.startswith(f"{name}: "), r.content[0].text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The calendar registry. Adding a calendar: one module with a `CALENDAR`, and one line below."""
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import import_module
 
@@ -45,7 +46,10 @@ EXTRA_CALENDAR_NAMES: tuple[str, ...] = ALL_CALENDAR_NAMES[6:]
 
 @lru_cache(maxsize=4096)
 def _key(name: str) -> str:
-    return re.sub(r"[\s_\-']+", " ", name.strip().lower()).removesuffix(" calendar").strip()
+    # accents folded and any apostrophe ignored: "Bahá'í" == "Bahá’í" == "bahai", "Âm lịch" == "am lich"
+    name = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    name = name.replace("đ", "d").replace("Đ", "D")
+    return re.sub(r"[\s_\-'’‘ʻʼ]+", " ", name.strip().lower()).removesuffix(" calendar").strip()
 
 
 _ALIASES = {_key(a): c.name for c in REGISTRY.values() for a in (c.name, *c.aliases)}
