@@ -175,7 +175,10 @@ def _month_value(value: Any) -> Any:
 # One schema for both forms: numbers 1-13 or a name (JSON Schema applies minimum/maximum to numbers and
 # maxLength to strings only).
 MIN_MONTH, MAX_MONTH = 0, 19  # bahai: 1-19 and 0 = Ayyám-i-Há; every other calendar 1-13 (the core says which)
-_MONTH_SCHEMA = {"type": ["integer", "string"], "minimum": MIN_MONTH, "maximum": MAX_MONTH}
+# anyOf, not a type list: strict JSON Schema validators (Ajv strictTypes, as the TypeScript SDK may run it)
+# refuse a union of two non-null types. No minimum/maximum: the valid months depend on the calendar and the
+# year, and the error names them (_month_value and the core check every value).
+_MONTH_SCHEMA = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
 Month = Annotated[int | str, Field(description=MONTH_TEXT), BeforeValidator(_month_value),
                   WithJsonSchema({**_MONTH_SCHEMA, "description": MONTH_TEXT})]
 Day = Annotated[int, Field(ge=1, le=31, description="Day of month"), NO_BOOL]
@@ -218,7 +221,7 @@ Targets = Annotated[
     BeforeValidator(_target_list),
 ]
 OptMonth = Annotated[int | str | None, Field(description=MONTH_TEXT), BeforeValidator(_month_value),
-                     WithJsonSchema({**_MONTH_SCHEMA, "type": ["integer", "string", "null"],
+                     WithJsonSchema({"anyOf": [*_MONTH_SCHEMA["anyOf"], {"type": "null"}],
                                      "description": MONTH_TEXT})]
 OptYear = Annotated[int | None, Field(ge=MIN_YEAR, le=MAX_YEAR, description="Year in that calendar, e.g. 5785 (hebrew)"),
                     NO_BOOL]

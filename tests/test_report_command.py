@@ -247,8 +247,15 @@ def test_run_folder_without_run_json_uses_line_fields(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------------------- tokens
-def test_tiktoken_unavailable_is_fast_and_explained(monkeypatch):
+def test_tiktoken_unavailable_is_fast_and_explained(monkeypatch, tmp_path):
     import tiktoken
+
+    from span_toolkit.client import tokenizers
+
+    # the case this is about: no cached file and none shipped to seed the cache with (normally the
+    # encoding ships in a package and is copied into the cache first)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(tokenizers, "shipped_encoding_bytes", lambda name: None)
 
     def hang(name):
         time.sleep(5)
