@@ -89,7 +89,8 @@ def test_inspector_http(tmp_path):
     with http_server() as (_, url, _port):
         r = inspector(tmp_path, url, "--method", "tools/list")
         assert r.returncode == 0, r.stderr
-        assert len(json.loads(r.stdout)["tools"]) == 4
+        from span_toolkit.server.tools import TOOLS
+        assert [t["name"] for t in json.loads(r.stdout)["tools"]] == list(TOOLS)
         r = inspector(tmp_path, url, "--method", "tools/call", "--tool-name", "date_arithmetic",
                       "--tool-args-json", json.dumps({**D, "calendar": "islamic", "year": 1447, "months": 1,
                                                       "day": 30, "month": 1}))
