@@ -413,3 +413,17 @@ async def test_today_without_instant_reads_the_clock(server):
     after = datetime.now(timezone.utc).date()
     got = r.structured_content["dates"]["gregorian"]
     assert date(got["year"], got["month"], got["day"]) in (before, after) and "default" not in text
+
+
+def test_bahai_day_rolls_at_sunset_too():
+    # Bahá'í days run sunset to sunset (span/calendars/bahai.py): the eve of Naw-Rúz 182 (2025-03-20, from the
+    # World Centre's table) after sunset in Tehran is already 1 Bahá; before sunset it is the last day of ʻAlá
+    tehran = dict(latitude=35.6944, longitude=51.4215)
+    zone = ZoneInfo("Asia/Tehran")
+    after = span_today(datetime(2025, 3, 19, 20, 0, tzinfo=zone), ("bahai", "gregorian"), "Asia/Tehran", **tehran,
+                       day_starts="sunset")
+    before = span_today(datetime(2025, 3, 19, 12, 0, tzinfo=zone), ("bahai", "gregorian"), "Asia/Tehran", **tehran,
+                        day_starts="sunset")
+    assert (after.dates["bahai"].month, after.dates["bahai"].day) == (1, 1) and after.rolled == ["bahai"]
+    assert (before.dates["bahai"].month, before.dates["bahai"].day) == (19, 19)
+    assert after.dates["gregorian"].day == 19

@@ -65,6 +65,7 @@ def naw_ruz(gregorian_year: int) -> int:
 class Bahai(Calendar):
     name = "bahai"
     title = "Bahá'í"
+    day_starts_at_sunset = True  # days run sunset to sunset: `today` with day_starts "sunset" rolls it (span.today)
     aliases = ("bahai", "baha'i", "badi", "badi calendar", "bahai calendar", "baha'i calendar", "badi era")
     month_names = MONTH_NAMES
     month_name_variants = {**{n: m for m, names in _ENGLISH.items() for n in names},
