@@ -45,13 +45,16 @@ EXTRA_VARIANTS: dict[str, dict[str, int]] = {
     },
 }
 EXTRA_VARIANTS["islamic_umm_al_qura"] = EXTRA_VARIANTS["islamic"]
+# Vietnamese names of the lunar year's first and last months (tháng Giêng, tháng Chạp); the others are numbered
+EXTRA_VARIANTS["vietnamese_lunar"] = {"gieng": 1, "thang gieng": 1, "chap": 12, "thang chap": 12}
 
 _CJK_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
                "十一": 11, "十二": 12, "正": 1, "冬": 11, "腊": 12, "臘": 12}
 _WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
           "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12}
-_NUMBER = re.compile(r"^(?:month )?(\d{1,2})(?:st|nd|rd|th)?(?: month)?$")
-_LEAP = re.compile(r"^(?:leap|intercalary|run|l)(?: month)? ?(.+)$|^(.+?) \(?leap\)?$")
+_NUMBER = re.compile(r"^(?:month |thang )?(\d{1,2})(?:st|nd|rd|th)?(?: month)?$")  # thang: Vietnamese tháng
+# leap: run (Chinese 闰 rùn), yun (Korean 윤), nhuan (Vietnamese nhuận: "tháng 2 nhuận")
+_LEAP = re.compile(r"^(?:leap|intercalary|run|yun|nhuan|l)(?: month)? ?(.+)$|^(.+?) \(?(?:leap|nhuan)\)?$")
 _CJK = re.compile(r"^(闰|閏)?(正|冬|腊|臘|十[一二]?|[一二三四五六七八九])月$")
 _ORDINAL_WORD = re.compile(r"^(?:the )?(\w+) (?:lunar )?month$")
 

@@ -427,3 +427,12 @@ def test_bahai_day_rolls_at_sunset_too():
     assert (after.dates["bahai"].month, after.dates["bahai"].day) == (1, 1) and after.rolled == ["bahai"]
     assert (before.dates["bahai"].month, before.dates["bahai"].day) == (19, 19)
     assert after.dates["gregorian"].day == 19
+
+
+@pytest.mark.parametrize("calendar,month,expected", [
+    ("vietnamese_lunar", "Tháng Giêng", (1, None)), ("vietnamese_lunar", "Chạp", (12, None)),
+    ("vietnamese_lunar", "tháng 2 nhuận", (2, True)), ("vietnamese_lunar", "tháng 5", (5, None)),
+    ("korean_lunar", "yun 2", (2, True)),
+])
+def test_vietnamese_and_korean_lunar_month_words(calendar, month, expected):
+    assert resolve_month(calendar, 2023, month) == expected
