@@ -15,21 +15,16 @@ A leap month follows the regular month of the same number (written '2023-leap2-1
 
 import sys
 from datetime import date
-
-from .base import Calendar, YearLayout, lunisolar_layout
+from .table_lunisolar import TableLunisolar
 from .korean_lunar_table import FIRST_YEAR, YEARS
-from ..errors import CalendarError
-
-_LAST = FIRST_YEAR + len(YEARS) - 1
 
 
-class KoreanLunar(Calendar):
+class KoreanLunar(TableLunisolar):
     name = "korean_lunar"
     title = "Korean lunar"
     aliases = ("korean_lunar", "korean lunar", "korean", "korea", "dangi", "eumnyeok", "eumryeok",
                "korean lunisolar", "korean calendar", "korean lunar calendar")
-    has_leap_months = True
-    numeric_display = True
+    first_year, years = FIRST_YEAR, YEARS
     month_note = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
                   "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true. Reckoned at Korean time "
                   "(KASI): a month can start a day later than the Chinese one, and a leap month can differ.")
@@ -39,27 +34,6 @@ class KoreanLunar(Calendar):
                    "(Seollal). Same rules as the Chinese lunar calendar but reckoned at Korean time, so "
                    "some months start a day later and leap months can differ. A leap month repeats the "
                    "number of the month before it: pass is_lunar_leap_month=true; written '2023-leap2-15'.")
-
-    def month_name(self, year: int, month: int, is_leap: bool = False) -> str:
-        return f"{'Leap ' if is_leap else ''}Month {month}"
-
-    def _layout(self, year: int) -> YearLayout:
-        if not FIRST_YEAR <= year <= _LAST:
-            raise CalendarError(f"Korean lunar year {year} is outside the table ({FIRST_YEAR}–{_LAST})")
-        start, leap, lengths = YEARS[year - FIRST_YEAR]
-        return lunisolar_layout(year, start, leap, lengths)
-
-    def _approx_year(self, ordinal: int) -> int:
-        return min(max(date.fromordinal(ordinal).year, FIRST_YEAR), _LAST)
-
-    def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
-        leap = next((m.number for m in lay.months if m.is_leap), None)
-        if is_leap:
-            if leap is None:
-                return f"Korean lunar year {lay.year} has no leap month; months are 1–12 (none leap)"
-            return f"Korean lunar year {lay.year} has leap month {leap}, not {month}"
-        extra = f" plus leap month {leap}" if leap else " (no leap month)"
-        return f"Korean lunar year {lay.year} has months 1–12{extra}; got month {month}"
 
 
 def _regenerate(path: str, first: int = 1899, last_kasi: int = 2050, last: int = 2100) -> None:

@@ -20,23 +20,17 @@ split the two (1944-06-20, 2072-12-09, 2077-11-15) and are marked disputed (cons
 """
 
 import sys
-from datetime import date
-
-from .base import Calendar, YearLayout, lunisolar_layout
+from .table_lunisolar import TableLunisolar
 from .vietnamese_lunar_table import FIRST_YEAR, YEARS
-from ..errors import CalendarError
-
-_LAST = FIRST_YEAR + len(YEARS) - 1
 UTC_OFFSET = 7
 
 
-class VietnameseLunar(Calendar):
+class VietnameseLunar(TableLunisolar):
     name = "vietnamese_lunar"
     title = "Vietnamese lunar"
     aliases = ("vietnamese_lunar", "vietnamese lunar", "vietnamese", "vietnam", "am lich", "amlich",
                "vietnamese lunisolar", "vietnamese calendar", "vietnamese lunar calendar", "lich am")
-    has_leap_months = True
-    numeric_display = True
+    first_year, years = FIRST_YEAR, YEARS
     month_note = ("In some years a leap month follows month N and repeats its number (named 'Leap Month N', "
                   "written 'Y-leapN-D'): pass month=N with is_lunar_leap_month=true. Reckoned at UTC+7: a month "
                   "can start a day earlier than the Chinese one, and a leap month can differ (Tết 1985 = "
@@ -46,27 +40,6 @@ class VietnameseLunar(Calendar):
                    "equal to the Gregorian year of its Tết. Some months start a day earlier than the Chinese "
                    "ones and leap months can differ. A leap month repeats the number of the month before it: "
                    "pass is_lunar_leap_month=true; written '2023-leap2-15'.")
-
-    def month_name(self, year: int, month: int, is_leap: bool = False) -> str:
-        return f"{'Leap ' if is_leap else ''}Month {month}"
-
-    def _layout(self, year: int) -> YearLayout:
-        if not FIRST_YEAR <= year <= _LAST:
-            raise CalendarError(f"Vietnamese lunar year {year} is outside the table ({FIRST_YEAR}–{_LAST})")
-        start, leap, lengths = YEARS[year - FIRST_YEAR]
-        return lunisolar_layout(year, start, leap, lengths)
-
-    def _approx_year(self, ordinal: int) -> int:
-        return min(max(date.fromordinal(ordinal).year, FIRST_YEAR), _LAST)
-
-    def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
-        leap = next((m.number for m in lay.months if m.is_leap), None)
-        if is_leap:
-            if leap is None:
-                return f"Vietnamese lunar year {lay.year} has no leap month; months are 1–12 (none leap)"
-            return f"Vietnamese lunar year {lay.year} has leap month {leap}, not {month}"
-        extra = f" plus leap month {leap}" if leap else " (no leap month)"
-        return f"Vietnamese lunar year {lay.year} has months 1–12{extra}; got month {month}"
 
 
 def _regenerate(path: str, first: int = 1899, last: int = 2100) -> None:
