@@ -274,3 +274,14 @@ async def test_the_drain_is_bounded():
     reader.answered(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=8, result={})))
     reader.answered(SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=7, result={})))
     assert reader.pending == set()
+
+
+def test_a_line_nested_too_deeply_is_told_so(stdio):
+    """JSON nested 5,000 levels deep is JSON, just too deep to read: the answer says that (it said "not
+    JSON"), and the server reads on."""
+    stdio.send(b"[" * 5000 + b"]" * 5000)
+    reply = stdio.read()
+    assert reply["id"] is None and reply["error"]["code"] == -32700
+    assert "too deeply" in reply["error"]["message"] and "not JSON" not in reply["error"]["message"]
+    stdio.send_json(INIT)
+    assert stdio.read()["result"]["serverInfo"]["name"] == "span"

@@ -122,6 +122,11 @@ def answer_for(exc: Exception) -> JSONRPCError | None:
                 code=INVALID_REQUEST, message=f"Invalid Request: the line is over {limit} bytes and was not read "
                                               "(span-server --max-body-bytes raises the limit)"))
         shown = repr(line.rstrip("\r\n")) if isinstance(line, str) else repr(exc)
+        if errors and "recursion limit" in str(errors[0].get("msg", "")):
+            logger.warning("answered -32700 to a line nested too deeply: %s", cap(shown, ECHO_CHARS))
+            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+                code=PARSE_ERROR, message="Parse error: the line nests arrays or objects too deeply to be read; "
+                                          "send one JSON-RPC message per line, nested at most a few hundred levels"))
         logger.warning("answered -32700 to a line that is not JSON: %s", cap(shown, ECHO_CHARS))
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
             code=PARSE_ERROR, message="Parse error: the line is not JSON; send one JSON-RPC message per line"))
