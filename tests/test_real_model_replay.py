@@ -147,3 +147,35 @@ def test_real_program_followed_by_an_imitated_output_block_runs_the_program(tmp_
     # the model's own mistake shows now (a Gregorian date passed as a Persian one), and it is told so
     assert run["exit_reason"] == "error" and "Persian year 2025 is out of range" in run["stderr"]
     assert "Persian year 2025 is out of range" in seen[1]["messages"][-1]["content"]
+
+
+# Recorded 2026-11-27 with the Time Agent of issue 30 (40 balanced instances: 28 identical programs caught in
+# 14 instances, 15 final requests, 1 instance stopped at the limit still writing code).
+
+def test_real_final_turn_answered_with_a_program_is_no_answer(tmp_path):
+    """The code runs spent, the final request says no program will run; the real model replies with a code
+    block holding 'Final answer: search_calendar(...)'. That is no answer: never judged from the program."""
+    fx = fixture("time_agent_final_turn_code_again")
+    last = fx["exchanges"][-1]["response"]["choices"][0]["message"]["content"]
+    assert last.startswith("```python") and "Final answer:" in last
+    seen: list[dict] = []
+    line = _eval(tmp_path, fx, replayer(fx, seen), "--time-agent")
+    assert len(seen) == 4 and "no more programs will be run" in seen[-1]["messages"][-1]["content"]
+    assert line["stop_reason"] == "max_turns" and line["final_answer"] is None
+    assert line["verdicts"]["rules"]["verdict"] == "NOT_ATTEMPTED" and line["correct"] is False
+    s = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert s["code_runs"]["stopped_at_limit"] == 1
+
+
+def test_real_identical_programs_are_caught_and_the_answer_judged(tmp_path):
+    """The real model writes the same failing program three times: it runs once, the copies are caught and
+    not run, the final request gets a plain answer, and that answer is judged."""
+    fx = fixture("time_agent_repeated_program_caught")
+    programs = [e["response"]["choices"][0]["message"]["content"] for e in fx["exchanges"][1:4]]
+    assert len(set(programs)) == 1 and programs[0].startswith("```python")
+    seen: list[dict] = []
+    line = _eval(tmp_path, fx, replayer(fx, seen), "--time-agent")
+    assert len(seen) == 5 and line["repeats_caught"] == 2 and line["final_turn"] == "repeats"
+    assert len(line["code_runs"]) == 1  # the copies were not run again
+    assert line["final_answer"] == "Final answer: No" and line["verdicts"]["rules"]["verdict"] in ("CORRECT", "INCORRECT")
+    assert line["correct"] is (fx["instance"]["gold"] is False)
