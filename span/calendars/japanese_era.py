@@ -15,7 +15,7 @@ calendar and japanera (tests/test_calendars_official_oracles.py).
 from datetime import date
 
 from . import gregorian
-from .base import MAX_ORDINAL, MIN_ORDINAL, Calendar, Era, YearLayout, build_layout
+from .base import MAX_ORDINAL, MIN_ORDINAL, Era, YearLayout
 
 
 def _era(name, first, year_one, aliases, began=""):
@@ -36,7 +36,7 @@ ERAS = tuple(Era(e.name, e.first, (_STARTS[i + 1].first - 1) if i + 1 < len(_STA
                  e.year_one, e.aliases, e.counts_down, e.began) for i, e in enumerate(_STARTS))
 
 
-class JapaneseEra(Calendar):
+class JapaneseEra(gregorian.Gregorian):  # the Gregorian year's layout; eras on top
     name = "japanese_era"
     title = "Japanese era"
     aliases = ("japanese_era", "japanese", "japan", "wareki", "nengo", "japanese imperial",
@@ -44,7 +44,6 @@ class JapaneseEra(Calendar):
     numeric_display = True
     eras = ERAS
     default_era = None
-    month_names = gregorian.Gregorian.month_names
     month_name_variants = {**gregorian.Gregorian.month_name_variants,
                            **{f"{m}月": m for m in range(1, 13)}}
     month_note = ("Gregorian months and days; give era (Meiji, Taishō, Shōwa, Heisei, Reiwa; 明治 大正 昭和 平成 令和) "
@@ -53,12 +52,6 @@ class JapaneseEra(Calendar):
     description = ("Japanese era calendar (wareki): Gregorian months and days, years counted in the eras "
                    "Meiji, Taishō, Shōwa, Heisei and Reiwa; year 1 (元年) runs from the era's first day. "
                    "Dates are written 'Reiwa 7-5-1' and carry era beside year.")
-
-    def _layout(self, year: int) -> YearLayout:
-        return build_layout(year, date(year, 1, 1).toordinal(), gregorian.months(gregorian.is_leap(year)))
-
-    def _approx_year(self, ordinal: int) -> int:
-        return date.fromordinal(ordinal).year
 
     def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
         return f"the Japanese era calendar has months 1–12 (the Gregorian months); got month {month}"

@@ -12,7 +12,7 @@ Checked day by day against ICU's `roc` calendar and twdate (tests/test_calendars
 from datetime import date
 
 from . import gregorian
-from .base import MAX_ORDINAL, MIN_ORDINAL, Calendar, Era, YearLayout, build_layout
+from .base import MAX_ORDINAL, MIN_ORDINAL, Era, YearLayout
 
 OFFSET = 1911
 _MINGUO_FIRST = date(1912, 1, 1).toordinal()
@@ -26,7 +26,7 @@ ERAS = (
 )
 
 
-class ROC(Calendar):
+class ROC(gregorian.Gregorian):  # the Gregorian year's layout; eras on top
     name = "roc"
     title = "ROC (Minguo)"
     aliases = ("roc", "minguo", "min guo", "republic of china", "taiwan", "taiwanese",
@@ -34,20 +34,12 @@ class ROC(Calendar):
     numeric_display = True
     eras = ERAS
     default_era = "Minguo"
-    month_names = gregorian.Gregorian.month_names
-    month_name_variants = gregorian.Gregorian.month_name_variants
     month_note = ("Gregorian months and days; year = Gregorian year - 1911 (era Minguo, the default). "
                   "Before 1912 give era 'Before Minguo' (民國前): 1911 = Before Minguo 1. Without era a "
                   "four-digit year is the Gregorian year.")
     description = ("Republic of China (Minguo, Taiwan) calendar: Gregorian months and days, year = Gregorian "
                    "year - 1911 (Minguo 114 = 2025); before 1912 the era Before Minguo counts back "
                    "(1911 = Before Minguo 1). Written 'Minguo 114-5-1'.")
-
-    def _layout(self, year: int) -> YearLayout:
-        return build_layout(year, date(year, 1, 1).toordinal(), gregorian.months(gregorian.is_leap(year)))
-
-    def _approx_year(self, ordinal: int) -> int:
-        return date.fromordinal(ordinal).year
 
     def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
         return f"the ROC calendar has months 1–12 (the Gregorian months); got month {month}"
