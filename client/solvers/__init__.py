@@ -7,7 +7,7 @@ resources it holds for the run's lifetime (an MCP connection, a sandbox):
   calls ``search_calendar``, a sandbox runs it, the model answers from its output.
 
 Every solver is a :class:`Solver`: ``await solver.solve(question) -> Outcome``. The scripted models
-(client.providers.scripted) stand where an LLM would and go through the same solvers.
+(client.agents.scripted) stand where an LLM would and go through the same solvers.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ no I/O but reading prompts. The loop itself is client.solvers.timeagent (README 
     reply -> extract_code(reply) -> Sandbox.run(code) -> result_message(result, turns_left) -> ...
     -> a reply with no code block is the final answer (read by the judges).
 
-``stdout_from_message`` reads a result message back: the scripted code agent (client.providers.scripted)
+``stdout_from_message`` reads a result message back: the scripted code agent (client.agents.scripted)
 answers from the very message a model would see.
 """
 
