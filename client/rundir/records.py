@@ -28,9 +28,6 @@ MODES = ("unaided", "with_tools", "time_agent")
 class _Record(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    def to_json(self) -> str:
-        return self.model_dump_json(exclude_unset=True)
-
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True)
 

@@ -53,10 +53,6 @@ def render(other: CalendarDate, fam: str, greg: date, gfmt: str) -> str:
                            B=F.quoted(greg, gfmt))
 
 
-def looks_cross(text: str) -> bool:
-    return text.startswith("Are the ")
-
-
 def parse(text: str):
     """(other date, its form, Gregorian date, its form) of a cross-calendar question; ValueError if not one."""
     m = _RX.match(text)
