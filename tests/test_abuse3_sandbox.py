@@ -28,6 +28,7 @@ from span_toolkit.client.sandbox import Limits, Sandbox
 from span_toolkit.client.sandbox import _seccomp
 from span_toolkit.span.benchmark import generate_sample, parse_eval_date
 from tests.fakes.cheats import abuse_programs, key_users, mode_unavailable, sandbox_processes, with_syscall_numbers
+from tests.fakes.helpers import reexpose_for_another_user
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("bwrap", "namespaces", "unsafe-process")
@@ -231,18 +232,7 @@ def run_as_user(code: str, argv: list[str], tmp_path: Path, *, hide_bwrap: bool,
         pytest.skip("needs root to become uid 65534")
     if not (shutil.which("unshare") and shutil.which("setpriv")):
         pytest.skip("needs unshare and setpriv (util-linux)")
-    hold, cover, put_back = [], [], []
-    for i, p in enumerate(sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), str(ROOT)})):
-        closed = next((a for a in list(reversed(Path(p).parents))[1:] + [Path(p)]
-                       if not os.stat(a).st_mode & 0o001), None)
-        if closed is not None:
-            held = tmp_path / f"hold{i}"
-            held.mkdir()
-            hold.append(f"mount --bind {p} {held}")
-            if f"mount -t tmpfs -o mode=755 tmpfs {closed}" not in cover:
-                cover.append(f"mount -t tmpfs -o mode=755 tmpfs {closed}")
-            put_back += [f"mkdir -p {p}", f"mount --bind {held} {p}"]
-    setup = hold + cover + put_back
+    setup = reexpose_for_another_user([sys.base_prefix, sys.prefix, ROOT], tmp_path)
     bw = shutil.which("bwrap")
     if hide_bwrap and bw:
         setup.append(f"mount --bind /dev/null {bw}")

@@ -513,20 +513,9 @@ def test_bwrap_as_a_normal_user(tmp_path):
     if not (shutil.which("unshare") and shutil.which("setpriv")):
         pytest.skip("needs unshare and setpriv (util-linux)")
     root = Path(__file__).resolve().parent.parent
-    # Every path is set aside before any closed folder is covered: two of them may share one (a checkout
-    # and its venv in one `mktemp -d` folder, 0700), and covering it first would hide the other.
-    hold, cover, put_back = [], [], []
-    for i, p in enumerate(sorted({os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix), str(root)})):
-        closed = next((a for a in list(reversed(Path(p).parents))[1:] + [Path(p)]
-                       if not os.stat(a).st_mode & 0o001), None)
-        if closed is not None:
-            held = tmp_path / f"hold{i}"
-            held.mkdir()
-            hold.append(f"mount --bind {p} {held}")
-            if f"mount -t tmpfs -o mode=755 tmpfs {closed}" not in cover:
-                cover.append(f"mount -t tmpfs -o mode=755 tmpfs {closed}")
-            put_back += [f"mkdir -p {p}", f"mount --bind {held} {p}"]
-    setup = hold + cover + put_back
+    from tests.fakes.helpers import reexpose_for_another_user
+
+    setup = reexpose_for_another_user([sys.base_prefix, sys.prefix, root], tmp_path)
     script = "set -e\n" + "\n".join(setup) + (
         f"\ncd /tmp\nexec setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp "
         f"PYTHONPATH={root} {sys.executable} -c \"$0\"")
