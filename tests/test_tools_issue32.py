@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import subprocess
 import sys
-import time
-from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -35,6 +31,7 @@ from span_toolkit.span.monthnames import resolve_month
 from span_toolkit.span.search import festival_in_gregorian_year
 from span_toolkit.span.sunset import sunset_on_local_date
 from span_toolkit.span.today import today as span_today
+from tests.test_server_transports import http_server
 
 ROOT = Path(__file__).resolve().parent.parent
 JERUSALEM = dict(latitude=31.778, longitude=35.235)
@@ -308,33 +305,8 @@ async def test_new_arguments_over_stdio():
         await _exercise(c)
 
 
-@contextmanager
-def _http_server():
-    proc = subprocess.Popen([sys.executable, "-m", "span_toolkit.server", "--transport", "streamable-http",
-                             "--port", "0", "--log-level", "WARNING"], cwd=ROOT, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = None
-        deadline = time.monotonic() + 30
-        while url is None and time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line:
-                break
-            m = re.search(r"streamable HTTP on (http://\S+)", line)
-            url = m.group(1) if m else None
-        assert url, f"server did not start: rc={proc.poll()}"
-        yield url if url.endswith("/mcp") else url.rstrip("/") + "/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def test_new_arguments_over_streamable_http():
-    with _http_server() as url:
+    with http_server(env=_env()) as (_, url, _port):
         async with Client(url) as c:
             await _exercise(c)
 
