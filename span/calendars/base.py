@@ -71,6 +71,18 @@ def build_layout(year: int, start: int, months: list[tuple[int, bool, int]]) -> 
     return YearLayout(year, start, tuple(out))
 
 
+def lunisolar_month_error(title: str, lay: YearLayout, month: int, is_leap: bool) -> str:
+    """What is valid instead, for a month a Chinese-style lunisolar year lacks (the Chinese, Korean and
+    Vietnamese calendars say it in the same words)."""
+    leap = next((m.number for m in lay.months if m.is_leap), None)
+    if is_leap:
+        if leap is None:
+            return f"{title} year {lay.year} has no leap month; months are 1–12 (none leap)"
+        return f"{title} year {lay.year} has leap month {leap}, not {month}"
+    extra = f" plus leap month {leap}" if leap else " (no leap month)"
+    return f"{title} year {lay.year} has months 1–12{extra}; got month {month}"
+
+
 def lunisolar_layout(year: int, start: int, leap: int, lengths) -> YearLayout:
     """A Chinese-style year from its month lengths in order ('1' / 1 = 30 days): the leap month, if any
     (``leap`` is its index), repeats the number of the month before it."""

@@ -13,7 +13,7 @@ from datetime import date
 
 from lunarcalendar.converter import Converter, GetBitInt
 
-from .base import Calendar, YearLayout, build_layout, lunisolar_layout
+from .base import Calendar, YearLayout, build_layout, lunisolar_layout, lunisolar_month_error
 from .consensus import CHINESE_LUNAR_YEARS
 from ..errors import CalendarError
 
@@ -68,13 +68,7 @@ class ChineseLunar(Calendar):
         return date.fromordinal(ordinal).year
 
     def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
-        leap = next((m.number for m in lay.months if m.is_leap), None)
-        if is_leap:
-            if leap is None:
-                return f"Chinese lunar year {lay.year} has no leap month; months are 1–12 (none leap)"
-            return f"Chinese lunar year {lay.year} has leap month {leap}, not {month}"
-        extra = f" plus leap month {leap}" if leap else " (no leap month)"
-        return f"Chinese lunar year {lay.year} has months 1–12{extra}; got month {month}"
+        return lunisolar_month_error(self.title, lay, month, is_leap)
 
 
 CALENDAR = ChineseLunar()

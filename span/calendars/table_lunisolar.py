@@ -4,7 +4,7 @@ new-moon/solar-term rule at their own time zones. A subclass names its table and
 
 from datetime import date
 
-from .base import Calendar, YearLayout, lunisolar_layout
+from .base import Calendar, YearLayout, lunisolar_layout, lunisolar_month_error
 from ..errors import CalendarError
 
 
@@ -31,10 +31,4 @@ class TableLunisolar(Calendar):
         return min(max(date.fromordinal(ordinal).year, self.first_year), self.last_year)
 
     def _month_error(self, lay: YearLayout, month: int, is_leap: bool) -> str:
-        leap = next((m.number for m in lay.months if m.is_leap), None)
-        if is_leap:
-            if leap is None:
-                return f"{self.title} year {lay.year} has no leap month; months are 1–12 (none leap)"
-            return f"{self.title} year {lay.year} has leap month {leap}, not {month}"
-        extra = f" plus leap month {leap}" if leap else " (no leap month)"
-        return f"{self.title} year {lay.year} has months 1–12{extra}; got month {month}"
+        return lunisolar_month_error(self.title, lay, month, is_leap)
